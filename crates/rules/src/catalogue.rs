@@ -1,0 +1,235 @@
+//! The catalogue of variants: the built-in files (embedded at build time from `variants/`) and any
+//! files a user adds. Resolves `extends` and checks each file into a `Variant`.
+
+use std::fmt;
+
+use crate::spec::VariantFile;
+use crate::variant::{Variant, VariantError};
+
+mod builtin {
+    include!(concat!(env!("OUT_DIR"), "/builtin_variants.rs"));
+}
+
+/// Keys that describe one file and are never inherited through `extends`.
+const OWN_KEYS: [&str; 6] = ["id", "name", "aliases", "block", "description", "extends"];
+
+#[derive(Clone, Debug)]
+struct Entry {
+    file: String,
+    id: String,
+    table: toml::Table,
+}
+
+/// All variants known to a program run.
+#[derive(Clone, Debug, Default)]
+pub struct Catalogue {
+    entries: Vec<Entry>,
+}
+
+/// A variant name that does not resolve, or a file that does not check.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CatalogueError {
+    Unknown { name: String, known: Vec<String> },
+    Invalid(VariantError),
+}
+
+impl fmt::Display for CatalogueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogueError::Unknown { name, known } => write!(
+                f,
+                "unknown variant `{name}`; known variants: {}",
+                known.join(", ")
+            ),
+            CatalogueError::Invalid(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for CatalogueError {}
+
+impl From<VariantError> for CatalogueError {
+    fn from(e: VariantError) -> Self {
+        CatalogueError::Invalid(e)
+    }
+}
+
+impl Catalogue {
+    /// The built-in variants.
+    pub fn builtin() -> Catalogue {
+        let mut catalogue = Catalogue::default();
+        // Built-in files are checked by the test suite; a broken one is a build defect.
+        if let Err(e) = catalogue.add_sources(builtin::FILES) {
+            panic!("built-in variant file does not check: {e}");
+        }
+        catalogue
+    }
+
+    /// Adds a variant file (its name is used in messages) and checks it, returning its id.
+    pub fn add_source(&mut self, file: &str, text: &str) -> Result<String, VariantError> {
+        let ids = self.add_sources(&[(file, text)])?;
+        Ok(ids.into_iter().next().expect("one file was added"))
+    }
+
+    /// Adds several files that may extend each other, in any order, and checks them all.
+    /// Nothing is added if one of them does not check.
+    pub fn add_sources(&mut self, files: &[(&str, &str)]) -> Result<Vec<String>, VariantError> {
+        let before = self.entries.len();
+        let result = self.try_add_sources(files);
+        if result.is_err() {
+            self.entries.truncate(before);
+        }
+        result
+    }
+
+    fn try_add_sources(&mut self, files: &[(&str, &str)]) -> Result<Vec<String>, VariantError> {
+        let before = self.entries.len();
+        for (file, text) in files {
+            let table: toml::Table = toml::from_str(text)
+                .map_err(|e| VariantError::new(file, None, e.to_string().trim()))?;
+            let id = match table.get("id") {
+                Some(toml::Value::String(id)) => id.clone(),
+                Some(_) => return Err(VariantError::new(file, Some("id"), "must be a string")),
+                None => return Err(VariantError::new(file, Some("id"), "missing")),
+            };
+            if let Some(existing) = self.entries.iter().find(|e| e.id == id) {
+                return Err(VariantError::new(
+                    file,
+                    Some("id"),
+                    format!(
+                        "`{id}` is already defined by {}; choose another id (use extends = \"{id}\" to build on it)",
+                        existing.file
+                    ),
+                ));
+            }
+            self.entries.push(Entry {
+                file: file.to_string(),
+                id,
+                table,
+            });
+        }
+        let mut names: Vec<(String, String)> = Vec::new();
+        for i in 0..self.entries.len() {
+            let variant = self.resolve(i)?;
+            for name in std::iter::once(&variant.id).chain(&variant.aliases) {
+                if let Some((_, owner)) = names.iter().find(|(n, _)| n == name) {
+                    return Err(VariantError::new(
+                        &variant.file,
+                        Some("aliases"),
+                        format!("`{name}` is already a name of `{owner}`"),
+                    ));
+                }
+                names.push((name.clone(), variant.id.clone()));
+            }
+        }
+        Ok(self.entries[before..]
+            .iter()
+            .map(|e| e.id.clone())
+            .collect())
+    }
+
+    /// The ids, in the order the files were added (built-ins sorted by file name).
+    pub fn ids(&self) -> Vec<String> {
+        self.entries.iter().map(|e| e.id.clone()).collect()
+    }
+
+    /// The variant with this id or alias.
+    pub fn get(&self, name: &str) -> Result<Variant, CatalogueError> {
+        if let Some(i) = self.entries.iter().position(|e| e.id == name) {
+            return Ok(self.resolve(i)?);
+        }
+        for i in 0..self.entries.len() {
+            if let Ok(v) = self.resolve(i) {
+                if v.answers_to(name) {
+                    return Ok(v);
+                }
+            }
+        }
+        Err(CatalogueError::Unknown {
+            name: name.to_string(),
+            known: self.ids(),
+        })
+    }
+
+    /// Every variant, checked.
+    pub fn variants(&self) -> Result<Vec<Variant>, VariantError> {
+        (0..self.entries.len()).map(|i| self.resolve(i)).collect()
+    }
+
+    fn resolve(&self, index: usize) -> Result<Variant, VariantError> {
+        let entry = &self.entries[index];
+        let table = self.resolved_table(index, &mut Vec::new())?;
+        let spec: VariantFile = serde_path_to_error::deserialize(table).map_err(|e| {
+            let path = e.path().to_string();
+            let key = (path != ".").then_some(path);
+            VariantError::new(
+                &entry.file,
+                key.as_deref(),
+                e.into_inner().to_string().trim(),
+            )
+        })?;
+        Variant::from_file(&entry.file, spec)
+    }
+
+    fn resolved_table(
+        &self,
+        index: usize,
+        chain: &mut Vec<String>,
+    ) -> Result<toml::Table, VariantError> {
+        let entry = &self.entries[index];
+        chain.push(entry.id.clone());
+        let mut table = entry.table.clone();
+        match entry.table.get("extends") {
+            None => {}
+            Some(toml::Value::String(parent)) => {
+                if chain.contains(parent) {
+                    return Err(VariantError::new(
+                        &entry.file,
+                        Some("extends"),
+                        format!(
+                            "`{parent}` leads back to this file ({})",
+                            chain.join(" -> ")
+                        ),
+                    ));
+                }
+                let parent_index = self
+                    .entries
+                    .iter()
+                    .position(|e| &e.id == parent)
+                    .ok_or_else(|| {
+                        VariantError::new(
+                            &entry.file,
+                            Some("extends"),
+                            format!("no variant has the id `{parent}`"),
+                        )
+                    })?;
+                let mut base = self.resolved_table(parent_index, chain)?;
+                for key in OWN_KEYS {
+                    base.remove(key);
+                }
+                merge(&mut base, table);
+                table = base;
+            }
+            Some(_) => {
+                return Err(VariantError::new(
+                    &entry.file,
+                    Some("extends"),
+                    "must be the id of another variant, as a string",
+                ))
+            }
+        }
+        Ok(table)
+    }
+}
+
+/// Overlays `top` on `base`: tables merge key by key, any other value replaces.
+fn merge(base: &mut toml::Table, top: toml::Table) {
+    for (key, value) in top {
+        match (base.get_mut(&key), value) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (_, value) => {
+                base.insert(key, value);
+            }
+        }
+    }
+}

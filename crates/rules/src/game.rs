@@ -1,0 +1,221 @@
+//! A game: the start position, the moves played and the positions they led to, and the result
+//! with its reason under the variant's end-of-game and draw rules (D22).
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::bitboard::Bits;
+use crate::mv::Move;
+use crate::position::Position;
+use crate::rules::Rules;
+use crate::Color;
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Win { winner: Color, reason: WinReason },
+    Draw(DrawReason),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinReason {
+    /// The loser has no piece left.
+    NoPieces,
+    /// The loser has pieces but none can move.
+    Blocked,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawReason {
+    /// Exactly one piece each (the Turkish family).
+    OnePieceEach,
+    /// The same position with the same side to move occurred this many times.
+    Repetition(u32),
+    /// This many moves by each side without a man move or a capture.
+    NoProgress(u32),
+    /// The FMJD endgame limit of this many moves each was reached.
+    EndgameLimit(u32),
+}
+
+impl Outcome {
+    /// PDN result text: "1-0", "0-1" or "1/2-1/2".
+    pub fn result_text(&self) -> &'static str {
+        match self {
+            Outcome::Win {
+                winner: Color::White,
+                ..
+            } => "1-0",
+            Outcome::Win {
+                winner: Color::Black,
+                ..
+            } => "0-1",
+            Outcome::Draw(_) => "1/2-1/2",
+        }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Win { winner, reason } => {
+                let loser = !*winner;
+                match reason {
+                    WinReason::NoPieces => write!(f, "{winner} wins: {loser} has no pieces left"),
+                    WinReason::Blocked => write!(f, "{winner} wins: {loser} cannot move"),
+                }
+            }
+            Outcome::Draw(reason) => match reason {
+                DrawReason::OnePieceEach => f.write_str("draw: one piece each"),
+                DrawReason::Repetition(n) => write!(f, "draw: the same position {n} times"),
+                DrawReason::NoProgress(n) => {
+                    write!(f, "draw: {n} moves each without a man move or a capture")
+                }
+                DrawReason::EndgameLimit(n) => {
+                    write!(f, "draw: {n} moves each in this endgame without a win")
+                }
+            },
+        }
+    }
+}
+
+/// A game in progress or finished.
+#[derive(Clone, Debug)]
+pub struct Game<B: Bits> {
+    rules: Arc<Rules<B>>,
+    /// positions[0] is the start; positions[i + 1] follows moves[i].
+    positions: Vec<Position<B>>,
+    moves: Vec<Move<B>>,
+}
+
+impl<B: Bits> Game<B> {
+    pub fn new(rules: Arc<Rules<B>>) -> Game<B> {
+        let start = Position::start(&rules);
+        Game::from_position(rules, start)
+    }
+
+    pub fn from_position(rules: Arc<Rules<B>>, start: Position<B>) -> Game<B> {
+        Game {
+            rules,
+            positions: vec![start],
+            moves: Vec::new(),
+        }
+    }
+
+    pub fn rules(&self) -> &Rules<B> {
+        &self.rules
+    }
+
+    pub fn position(&self) -> &Position<B> {
+        self.positions.last().expect("a game has a start position")
+    }
+
+    pub fn start(&self) -> &Position<B> {
+        &self.positions[0]
+    }
+
+    pub fn moves(&self) -> &[Move<B>] {
+        &self.moves
+    }
+
+    pub fn positions(&self) -> &[Position<B>] {
+        &self.positions
+    }
+
+    /// The legal moves now (none once the game is over).
+    pub fn legal_moves(&self) -> Vec<Move<B>> {
+        if self.outcome().is_some() {
+            return Vec::new();
+        }
+        self.rules.moves(self.position())
+    }
+
+    /// Plays a move; returns false (and changes nothing) if it is not legal here.
+    pub fn play(&mut self, mv: &Move<B>) -> bool {
+        if !self.legal_moves().contains(mv) {
+            return false;
+        }
+        let next = self.position().play(mv);
+        self.positions.push(next);
+        self.moves.push(*mv);
+        true
+    }
+
+    /// Takes back the last move.
+    pub fn undo(&mut self) -> Option<Move<B>> {
+        let mv = self.moves.pop()?;
+        self.positions.pop();
+        Some(mv)
+    }
+
+    /// The result, if the game is over.
+    pub fn outcome(&self) -> Option<Outcome> {
+        let pos = self.position();
+        let side = pos.side_to_move();
+        if !self.rules.has_legal_move(pos) {
+            let reason = if pos.pieces(side).is_empty() {
+                WinReason::NoPieces
+            } else {
+                WinReason::Blocked
+            };
+            return Some(Outcome::Win {
+                winner: !side,
+                reason,
+            });
+        }
+        let draw = &self.rules.variant().draw;
+        if draw.one_piece_each && pos.pieces(side).count() == 1 && pos.pieces(!side).count() == 1 {
+            return Some(Outcome::Draw(DrawReason::OnePieceEach));
+        }
+        if draw.repetition >= 2 {
+            let seen = self.positions.iter().filter(|p| *p == pos).count() as u32;
+            if seen >= draw.repetition {
+                return Some(Outcome::Draw(DrawReason::Repetition(draw.repetition)));
+            }
+        }
+        if draw.no_progress_moves > 0 {
+            let quiet_plies = self
+                .moves
+                .iter()
+                .zip(&self.positions)
+                .rev()
+                .take_while(|(m, p)| !m.is_capture() && p.kings.has(m.from))
+                .count() as u32;
+            if quiet_plies >= 2 * draw.no_progress_moves {
+                return Some(Outcome::Draw(DrawReason::NoProgress(
+                    draw.no_progress_moves,
+                )));
+            }
+        }
+        if draw.fmjd_endgame {
+            if let Some(limit) = fmjd_endgame_limit(pos) {
+                let since_capture = self
+                    .moves
+                    .iter()
+                    .rev()
+                    .take_while(|m| !m.is_capture())
+                    .count() as u32;
+                if since_capture >= 2 * limit {
+                    return Some(Outcome::Draw(DrawReason::EndgameLimit(limit)));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// FMJD endgame limits (rule book 4.01): three pieces with a king against a lone king, 16 moves
+/// each; two pieces with a king, or a king, against a lone king, 5 moves each. Counted from the
+/// last capture, which is when the material was reached.
+fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
+    let lone_king = |c: Color| pos.pieces(c).count() == 1 && pos.kings(c).count() == 1;
+    for c in Color::BOTH {
+        if lone_king(!c) && pos.kings(c).count() >= 1 {
+            match pos.pieces(c).count() {
+                3 => return Some(16),
+                1 | 2 => return Some(5),
+                _ => {}
+            }
+        }
+    }
+    None
+}

@@ -1,1 +1,9 @@
+//! Text in and out for Damspel: PDN 3.0 FEN and move text. Pure functions over the rules core.
 
+pub mod fen;
+pub mod movetext;
+
+pub use fen::{parse_fen, write_fen, FenError};
+pub use movetext::{
+    format_detail, format_move, full_path, parse_move, parse_move_text, MoveText, MoveTextError,
+};

@@ -1,0 +1,5 @@
+//! Test support for the conformance tests: the published reference data, and an independent,
+//! deliberately simple reference move generator.
+
+pub mod data;
+pub mod reference;

@@ -1,0 +1,1 @@
+//! Placeholder: the reference generator is being written.

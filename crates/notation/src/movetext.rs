@@ -1,0 +1,253 @@
+//! Move text (PDN 3.0): `32-28`, `28x19`, `d3-d4`, `d4xd6`. A capture is written with only its
+//! begin and end squares unless another legal move shares them; then with every landing square.
+//! Reading accepts `x` or `:` between squares, `-` for captures too, and intermediate squares
+//! anywhere on the route, and says why a text is not a legal move.
+
+use std::fmt;
+
+use damspel_rules::direction::Dir;
+use damspel_rules::{Bits, Duplicates, Geometry, Move, MoveDetail, Position, Rules, Square};
+
+/// Why a move text was not accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MoveTextError {
+    /// The text is not move syntax; `offset` is the byte where it goes wrong.
+    Syntax { offset: usize, reason: String },
+    /// Well formed, but no legal move matches.
+    Illegal { text: String, hint: String },
+    /// Several legal moves match; they are listed with their full paths.
+    Ambiguous { text: String, candidates: Vec<String> },
+}
+
+impl fmt::Display for MoveTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MoveTextError::Syntax { offset, reason } => {
+                write!(f, "bad move text at character {}: {reason}", offset + 1)
+            }
+            MoveTextError::Illegal { text, hint } => write!(f, "`{text}` is not a legal move: {hint}"),
+            MoveTextError::Ambiguous { text, candidates } => write!(
+                f,
+                "`{text}` is ambiguous: it could be {}; write the full path",
+                candidates.join(" or ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for MoveTextError {}
+
+/// A parsed but not yet matched move text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveText {
+    pub squares: Vec<Square>,
+    /// Written with a capture separator (`x` or `:`).
+    pub capture: bool,
+}
+
+/// Splits move text into squares.
+pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, MoveTextError> {
+    let syntax = |offset: usize, reason: String| MoveTextError::Syntax { offset, reason };
+    let trimmed = text.trim();
+    let lead = text.len() - text.trim_start().len();
+    if trimmed.is_empty() {
+        return Err(syntax(lead, "empty move".into()));
+    }
+    if let Some((i, c)) = trimmed
+        .char_indices()
+        .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '-' | 'x' | 'X' | ':')))
+    {
+        return Err(syntax(lead + i, format!("unexpected character `{c}`")));
+    }
+    let mut squares = Vec::new();
+    let mut separators = Vec::new();
+    let mut start = 0;
+    let bytes = trimmed.as_bytes();
+    let is_sep = |i: usize| {
+        let b = bytes[i];
+        // An 'x' separates only between two square names (it is never part of one).
+        matches!(b, b'-' | b':') || ((b == b'x' || b == b'X') && i > 0)
+    };
+    let mut i = 0;
+    while i <= bytes.len() {
+        if i == bytes.len() || is_sep(i) {
+            let part = &trimmed[start..i];
+            if part.is_empty() {
+                return Err(syntax(
+                    lead + start,
+                    "expected a square between separators".into(),
+                ));
+            }
+            let sq = geometry.parse_square(part).map_err(|e| syntax(lead + start, e.to_string()))?;
+            squares.push(sq);
+            if i < bytes.len() {
+                separators.push(bytes[i]);
+            }
+            start = i + 1;
+        }
+        i += 1;
+    }
+    if squares.len() < 2 {
+        return Err(syntax(
+            lead + trimmed.len(),
+            "a move needs at least two squares, like 32-28 or d3-d4".into(),
+        ));
+    }
+    let capture = separators.iter().any(|&b| b != b'-');
+    if capture && separators.contains(&b'-') {
+        return Err(syntax(
+            lead,
+            "mixes `-` with capture separators".into(),
+        ));
+    }
+    if !capture && squares.len() > 2 {
+        return Err(syntax(
+            lead,
+            "a quiet move has two squares; write captures with x".into(),
+        ));
+    }
+    Ok(MoveText { squares, capture })
+}
+
+/// Every square a move passes over or lands on, in order (not the captured ones).
+fn route<B: Bits>(geometry: &Geometry, detail: &MoveDetail<B>) -> Vec<Square> {
+    let mut out = Vec::new();
+    let mut at = detail.mv.from();
+    for &landing in &detail.path {
+        let (x0, y0) = geometry.coords(at);
+        let (x1, y1) = geometry.coords(landing);
+        let (dx, dy) = ((x1 as i32 - x0 as i32).signum(), (y1 as i32 - y0 as i32).signum());
+        let dir = Dir::ALL.into_iter().find(|d| d.vector() == (dx, dy));
+        if let Some(dir) = dir {
+            let mut s = at;
+            while s != landing {
+                match geometry.step(s, dir) {
+                    Some(n) => s = n,
+                    None => break,
+                }
+                if !detail.captures.contains(&s) {
+                    out.push(s);
+                }
+            }
+        }
+        at = landing;
+    }
+    out
+}
+
+fn is_subsequence(needle: &[Square], hay: &[Square]) -> bool {
+    let mut it = hay.iter();
+    needle.iter().all(|n| it.any(|h| h == n))
+}
+
+/// Finds the legal move a text names.
+pub fn parse_move<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    text: &str,
+) -> Result<Move<B>, MoveTextError> {
+    let geometry = &rules.variant().geometry;
+    let parsed = parse_move_text(geometry, text)?;
+    let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let (from, to) = (parsed.squares[0], *parsed.squares.last().expect("two squares"));
+    let inner = &parsed.squares[1..parsed.squares.len() - 1];
+    let same_ends: Vec<&MoveDetail<B>> = legal
+        .iter()
+        .filter(|d| d.mv.from() == from && d.mv.to() == to)
+        .collect();
+    let matching: Vec<&MoveDetail<B>> = same_ends
+        .iter()
+        .copied()
+        .filter(|d| {
+            inner.is_empty()
+                || is_subsequence(inner, &d.path)
+                || is_subsequence(inner, &route(geometry, d))
+        })
+        .collect();
+    match matching.len() {
+        1 => Ok(matching[0].mv),
+        0 => {
+            let hint = if !same_ends.is_empty() {
+                "no legal capture passes through the squares given".to_string()
+            } else {
+                let from_here: Vec<String> = legal
+                    .iter()
+                    .filter(|d| d.mv.from() == from)
+                    .map(|d| format_detail(geometry, d, &legal))
+                    .collect();
+                if from_here.is_empty() {
+                    let all: Vec<String> = legal
+                        .iter()
+                        .map(|d| format_detail(geometry, d, &legal))
+                        .collect();
+                    if all.is_empty() {
+                        "there is no legal move".to_string()
+                    } else {
+                        format!(
+                            "no legal move starts on {}; legal moves: {}",
+                            geometry.name(from),
+                            all.join(" ")
+                        )
+                    }
+                } else {
+                    format!(
+                        "legal moves from {}: {}",
+                        geometry.name(from),
+                        from_here.join(" ")
+                    )
+                }
+            };
+            Err(MoveTextError::Illegal {
+                text: text.trim().to_string(),
+                hint,
+            })
+        }
+        _ => Err(MoveTextError::Ambiguous {
+            text: text.trim().to_string(),
+            candidates: matching.iter().map(|d| full_path(geometry, d)).collect(),
+        }),
+    }
+}
+
+/// A move written with every landing square.
+pub fn full_path<B: Bits>(geometry: &Geometry, detail: &MoveDetail<B>) -> String {
+    let sep = if detail.mv.is_capture() { "x" } else { "-" };
+    let mut parts = vec![geometry.name(detail.mv.from())];
+    parts.extend(detail.path.iter().map(|&s| geometry.name(s)));
+    parts.join(sep)
+}
+
+/// A move in PDN notation among the legal moves `legal`: begin and end squares, or the full
+/// path when another legal move has the same begin and end.
+pub fn format_detail<B: Bits>(
+    geometry: &Geometry,
+    detail: &MoveDetail<B>,
+    legal: &[MoveDetail<B>],
+) -> String {
+    let ambiguous = legal
+        .iter()
+        .any(|d| d.mv != detail.mv && d.mv.from() == detail.mv.from() && d.mv.to() == detail.mv.to());
+    if ambiguous {
+        full_path(geometry, detail)
+    } else {
+        let sep = if detail.mv.is_capture() { "x" } else { "-" };
+        format!(
+            "{}{sep}{}",
+            geometry.name(detail.mv.from()),
+            geometry.name(detail.mv.to())
+        )
+    }
+}
+
+/// A legal move in PDN notation, in position `pos`.
+pub fn format_move<B: Bits>(rules: &Rules<B>, pos: &Position<B>, mv: &Move<B>) -> String {
+    let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let geometry = &rules.variant().geometry;
+    match legal.iter().find(|d| d.mv == *mv) {
+        Some(detail) => format_detail(geometry, detail, &legal),
+        None => {
+            let sep = if mv.is_capture() { "x" } else { "-" };
+            format!("{}{sep}{}", geometry.name(mv.from()), geometry.name(mv.to()))
+        }
+    }
+}

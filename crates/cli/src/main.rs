@@ -1,1 +1,106 @@
-fn main() {}
+//! `damspel`: the command line. A thin layer over the libraries: it parses arguments, loads the
+//! catalogue (plus any `--variant-file`), calls the library and prints text or JSON.
+
+mod catalogue;
+mod commands;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "damspel",
+    version,
+    about = "Play, analyse and design draughts variants"
+)]
+struct Cli {
+    /// Load a variant file of your own (TOML; may `extends` a built-in variant). Repeatable.
+    #[arg(long = "variant-file", value_name = "PATH", global = true)]
+    variant_files: Vec<PathBuf>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the variants: id, name, family and board.
+    Variants {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the rules of a variant as a player reads them.
+    Rules {
+        /// Variant id or alias.
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the legal moves of a position, one per line.
+    Moves {
+        /// Variant id or alias.
+        id: String,
+        /// Position in PDN FEN (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Count the leaf nodes of the move tree at exactly DEPTH.
+    Perft {
+        /// Variant id or alias.
+        id: String,
+        /// Depth in plies.
+        depth: u32,
+        /// Position in PDN FEN (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Count every capture sequence separately (kish's and dctl's keep-duplicates convention)
+        /// instead of merging sequences with the same from, to and captured pieces.
+        #[arg(long)]
+        paths: bool,
+        /// Print the count below each legal move.
+        #[arg(long)]
+        divide: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = catalogue::load(&cli.variant_files).and_then(|catalogue| match cli.command {
+        Command::Variants { json } => commands::variants::run(&catalogue, json),
+        Command::Rules { id, json } => commands::rules::run(&catalogue, &id, json),
+        Command::Moves { id, fen, json } => {
+            commands::moves::run(&catalogue, &id, fen.as_deref(), json)
+        }
+        Command::Perft {
+            id,
+            depth,
+            fen,
+            paths,
+            divide,
+            json,
+        } => commands::perft::run(
+            &catalogue,
+            &commands::perft::Args {
+                id: &id,
+                depth,
+                fen: fen.as_deref(),
+                paths,
+                divide,
+                json,
+            },
+        ),
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("damspel: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -15,7 +15,12 @@ pub struct FenError {
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad FEN at character {}: {}", self.offset + 1, self.reason)
+        write!(
+            f,
+            "bad FEN at character {}: {}",
+            self.offset + 1,
+            self.reason
+        )
     }
 }
 
@@ -51,7 +56,10 @@ pub fn parse_fen(geometry: &Geometry, text: &str) -> Result<Setup, FenError> {
         return Err(err(base, "empty FEN; expected e.g. W:W31-50:B1-20"));
     }
     if !body.is_ascii() {
-        let at = body.char_indices().find(|(_, c)| !c.is_ascii()).map_or(0, |(i, _)| i);
+        let at = body
+            .char_indices()
+            .find(|(_, c)| !c.is_ascii())
+            .map_or(0, |(i, _)| i);
         return Err(err(base + at, "unexpected non-ASCII character"));
     }
     let mut setup = Setup::default();
@@ -98,7 +106,10 @@ pub fn parse_fen(geometry: &Geometry, text: &str) -> Result<Setup, FenError> {
         } else {
             return Err(err(
                 at,
-                format!("expected W or B before a piece list, found `{}`", first as char),
+                format!(
+                    "expected W or B before a piece list, found `{}`",
+                    first as char
+                ),
             ));
         }
     }
@@ -143,7 +154,9 @@ fn parse_list(
                 return Err(err(item_at, format!("the range {a}-{b} runs backwards")));
             }
             for n in lo..=hi {
-                setup.pieces.push((geometry.numbered(n).expect("inside a valid range"), piece));
+                setup
+                    .pieces
+                    .push((geometry.numbered(n).expect("inside a valid range"), piece));
             }
         } else {
             let sq = parse_square(geometry, squares, square_at)?;
@@ -154,7 +167,9 @@ fn parse_list(
 }
 
 fn parse_square(geometry: &Geometry, text: &str, at: usize) -> Result<Square, FenError> {
-    geometry.parse_square(text).map_err(|e| err(at, e.to_string()))
+    geometry
+        .parse_square(text)
+        .map_err(|e| err(at, e.to_string()))
 }
 
 /// The canonical FEN of a position.

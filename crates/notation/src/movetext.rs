@@ -16,7 +16,10 @@ pub enum MoveTextError {
     /// Well formed, but no legal move matches.
     Illegal { text: String, hint: String },
     /// Several legal moves match; they are listed with their full paths.
-    Ambiguous { text: String, candidates: Vec<String> },
+    Ambiguous {
+        text: String,
+        candidates: Vec<String>,
+    },
 }
 
 impl fmt::Display for MoveTextError {
@@ -25,7 +28,9 @@ impl fmt::Display for MoveTextError {
             MoveTextError::Syntax { offset, reason } => {
                 write!(f, "bad move text at character {}: {reason}", offset + 1)
             }
-            MoveTextError::Illegal { text, hint } => write!(f, "`{text}` is not a legal move: {hint}"),
+            MoveTextError::Illegal { text, hint } => {
+                write!(f, "`{text}` is not a legal move: {hint}")
+            }
             MoveTextError::Ambiguous { text, candidates } => write!(
                 f,
                 "`{text}` is ambiguous: it could be {}; write the full path",
@@ -78,7 +83,9 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
                     "expected a square between separators".into(),
                 ));
             }
-            let sq = geometry.parse_square(part).map_err(|e| syntax(lead + start, e.to_string()))?;
+            let sq = geometry
+                .parse_square(part)
+                .map_err(|e| syntax(lead + start, e.to_string()))?;
             squares.push(sq);
             if i < bytes.len() {
                 separators.push(bytes[i]);
@@ -95,10 +102,7 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
     }
     let capture = separators.iter().any(|&b| b != b'-');
     if capture && separators.contains(&b'-') {
-        return Err(syntax(
-            lead,
-            "mixes `-` with capture separators".into(),
-        ));
+        return Err(syntax(lead, "mixes `-` with capture separators".into()));
     }
     if !capture && squares.len() > 2 {
         return Err(syntax(
@@ -116,7 +120,10 @@ fn route<B: Bits>(geometry: &Geometry, detail: &MoveDetail<B>) -> Vec<Square> {
     for &landing in &detail.path {
         let (x0, y0) = geometry.coords(at);
         let (x1, y1) = geometry.coords(landing);
-        let (dx, dy) = ((x1 as i32 - x0 as i32).signum(), (y1 as i32 - y0 as i32).signum());
+        let (dx, dy) = (
+            (x1 as i32 - x0 as i32).signum(),
+            (y1 as i32 - y0 as i32).signum(),
+        );
         let dir = Dir::ALL.into_iter().find(|d| d.vector() == (dx, dy));
         if let Some(dir) = dir {
             let mut s = at;
@@ -149,7 +156,10 @@ pub fn parse_move<B: Bits>(
     let geometry = &rules.variant().geometry;
     let parsed = parse_move_text(geometry, text)?;
     let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
-    let (from, to) = (parsed.squares[0], *parsed.squares.last().expect("two squares"));
+    let (from, to) = (
+        parsed.squares[0],
+        *parsed.squares.last().expect("two squares"),
+    );
     let inner = &parsed.squares[1..parsed.squares.len() - 1];
     let same_ends: Vec<&MoveDetail<B>> = legal
         .iter()
@@ -224,9 +234,9 @@ pub fn format_detail<B: Bits>(
     detail: &MoveDetail<B>,
     legal: &[MoveDetail<B>],
 ) -> String {
-    let ambiguous = legal
-        .iter()
-        .any(|d| d.mv != detail.mv && d.mv.from() == detail.mv.from() && d.mv.to() == detail.mv.to());
+    let ambiguous = legal.iter().any(|d| {
+        d.mv != detail.mv && d.mv.from() == detail.mv.from() && d.mv.to() == detail.mv.to()
+    });
     if ambiguous {
         full_path(geometry, detail)
     } else {
@@ -247,7 +257,11 @@ pub fn format_move<B: Bits>(rules: &Rules<B>, pos: &Position<B>, mv: &Move<B>) -
         Some(detail) => format_detail(geometry, detail, &legal),
         None => {
             let sep = if mv.is_capture() { "x" } else { "-" };
-            format!("{}{sep}{}", geometry.name(mv.from()), geometry.name(mv.to()))
+            format!(
+                "{}{sep}{}",
+                geometry.name(mv.from()),
+                geometry.name(mv.to())
+            )
         }
     }
 }

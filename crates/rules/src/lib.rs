@@ -8,6 +8,7 @@
 pub mod bitboard;
 pub mod catalogue;
 mod color;
+pub mod describe;
 pub mod direction;
 pub mod game;
 pub mod geometry;

@@ -25,8 +25,6 @@ struct Jumper<B: Bits> {
     jumps: u32,
     /// Direction of the previous jump (8 = none).
     prev: u8,
-    /// Whether the piece captures with king powers now.
-    king: bool,
 }
 
 struct Search<'a, B: Bits, S: Sink<B>> {
@@ -41,25 +39,71 @@ struct Search<'a, B: Bits, S: Sink<B>> {
 }
 
 impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
-    /// Explores every jump from the jumper's square; returns whether there was one.
-    fn explore(&mut self, j: Jumper<B>, depth: usize) -> bool {
+    /// Explores every jump of a man from the jumper's square; returns whether there was one.
+    /// Men always make short leaps, so there is one landing per jump, and the 180° rule and
+    /// the removal timing cannot change their moves (§0, "Fact used below").
+    fn explore_man(&mut self, j: Jumper<B>, depth: usize) -> bool {
         let r = self.rules;
-        let dirs = if j.king {
-            r.king_captures[self.us]
-        } else if j.jumps == 0 {
+        let dirs = if j.jumps == 0 {
             r.man_capture_first[self.us]
         } else {
             r.man_capture_later[self.us]
         };
-        let flying = j.king && r.king_captures_fly;
         let mut found = false;
         for &d in dirs.as_slice() {
+            let d = d as usize;
+            let victim = r.next[j.sq as usize][d];
+            if victim == NO_SQUARE || !j.capturable.has(victim) {
+                continue;
+            }
+            let landing = r.next[victim as usize][d];
+            if landing == NO_SQUARE || j.occupied.has(landing) {
+                continue;
+            }
+            found = true;
+            let mut next = self.after_jump(&j, victim, d as u8);
+            next.sq = landing;
+            self.order[depth] = victim;
+            self.path[depth] = landing;
+            let promotes = r.promotion[self.us].has(landing);
+            let continued = if promotes {
+                match r.promotion_mode {
+                    PromotionInCapture::Stop => false,
+                    PromotionInCapture::PromoteAndContinue => {
+                        self.explore_king(next, depth + 1, false)
+                    }
+                    PromotionInCapture::ContinueAsMan => self.explore_man(next, depth + 1),
+                }
+            } else {
+                self.explore_man(next, depth + 1)
+            };
+            if !continued {
+                self.emit(&next, depth, promotes);
+            }
+        }
+        found
+    }
+
+    /// Explores every jump of a king (or a man crowned mid-capture) from the jumper's square.
+    ///
+    /// `straight_done` is set when an earlier landing of the same jump already explored going on
+    /// in the same direction, which meets the same pieces from every landing. With deferred
+    /// removal the king sweeps on without stopping: that is one sequence, written with the square
+    /// right behind the captured piece (PDN), as dctl counts it. With immediate removal each
+    /// capture is completed (the piece leaves the board) before the next, so every landing square
+    /// is a stop of its own and a sequence of its own, as kish counts it. Only the "paths" count
+    /// sees the difference: both give the same moves.
+    fn explore_king(&mut self, j: Jumper<B>, depth: usize, straight_done: bool) -> bool {
+        let r = self.rules;
+        let flying = r.king_captures_fly;
+        let mut found = false;
+        for &d in r.king_captures[self.us].as_slice() {
             if r.no_reversal && j.prev == d ^ 4 {
                 continue;
             }
             let di = d as usize;
             let mut targets = j.capturable;
-            if j.king && r.kings_only[di] {
+            if r.kings_only[di] {
                 if r.targets_first_jump_only && j.jumps > 0 {
                     continue;
                 }
@@ -76,16 +120,16 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
             if victim == NO_SQUARE || !targets.has(victim) {
                 continue;
             }
-            let occupied = if r.immediate_removal {
-                j.occupied ^ B::bit(victim)
-            } else {
-                j.occupied
-            };
+            let after = self.after_jump(&j, victim, d);
             let first = r.next[victim as usize][di];
-            if first == NO_SQUARE || occupied.has(first) {
+            if first == NO_SQUARE || after.occupied.has(first) {
                 continue;
             }
             found = true;
+            if straight_done && j.prev == d {
+                // A legal continuation (so the completion rule holds), explored from the first landing.
+                continue;
+            }
 
             // Landing squares: the one behind the victim, or (flying, landing anywhere) every
             // empty square up to the next piece or the edge.
@@ -99,51 +143,26 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                     break;
                 }
                 s = r.next[s as usize][di];
-                if s == NO_SQUARE || occupied.has(s) {
+                if s == NO_SQUARE || after.occupied.has(s) {
                     break;
                 }
             }
-
-            let victim_is_king = self.enemy_kings.has(victim);
-            let after = Jumper {
-                sq: 0,
-                occupied,
-                capturable: j.capturable ^ B::bit(victim),
-                captured: j.captured | B::bit(victim),
-                value: j.value
-                    + if victim_is_king {
-                        r.king_value
-                    } else {
-                        r.man_value
-                    },
-                jumps: j.jumps + 1,
-                prev: d,
-                king: j.king,
-            };
             self.order[depth] = victim;
 
             // Completion rule: if some landing allows another jump, the piece must take one.
             let mut continued = false;
-            for &landing in &landings[..count] {
+            for (i, &landing) in landings[..count].iter().enumerate() {
                 self.path[depth] = landing;
                 let mut next = after;
                 next.sq = landing;
-                if !j.king && r.promotion[self.us].has(landing) {
-                    match r.promotion_mode {
-                        PromotionInCapture::Stop => continue,
-                        PromotionInCapture::PromoteAndContinue => next.king = true,
-                        PromotionInCapture::ContinueAsMan => {}
-                    }
-                }
-                if self.explore(next, depth + 1) {
-                    continued = true;
-                }
+                continued |= self.explore_king(next, depth + 1, i > 0 && !r.immediate_removal);
             }
             if continued {
                 continue;
             }
 
             // The move ends with this jump; a halt rule may pin the final landing behind the victim.
+            let victim_is_king = self.enemy_kings.has(victim);
             let halt = match r.halt {
                 HaltRule::None => false,
                 HaltRule::Killer => victim_is_king,
@@ -156,23 +175,55 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 }
             };
             let finals = if halt && flying { 1 } else { count };
-            let value = if r.majority { after.value } else { 0 };
             for &landing in &landings[..finals] {
                 self.path[depth] = landing;
-                let promotes =
-                    !self.started_as_king && (j.king || r.promotion[self.us].has(landing));
-                self.sink.capture(
-                    self.from,
-                    landing,
-                    after.captured,
-                    value,
-                    promotes,
-                    &self.path[..=depth],
-                    &self.order[..=depth],
-                );
+                let mut end = after;
+                end.sq = landing;
+                // A man crowned during this capture (PromoteAndContinue) ends it as a new king.
+                self.emit(&end, depth, !self.started_as_king);
             }
         }
         found
+    }
+
+    /// The jumper after capturing `victim` in direction `d` (its square is set by the caller).
+    #[inline(always)]
+    fn after_jump(&self, j: &Jumper<B>, victim: u8, d: u8) -> Jumper<B> {
+        let r = self.rules;
+        let bit = B::bit(victim);
+        Jumper {
+            sq: j.sq,
+            occupied: if r.immediate_removal {
+                j.occupied ^ bit
+            } else {
+                j.occupied
+            },
+            capturable: j.capturable ^ bit,
+            captured: j.captured | bit,
+            value: j.value
+                + if self.enemy_kings.has(victim) {
+                    r.king_value
+                } else {
+                    r.man_value
+                },
+            jumps: j.jumps + 1,
+            prev: d,
+        }
+    }
+
+    /// Hands a complete sequence ending on `end.sq` to the sink.
+    #[inline(always)]
+    fn emit(&mut self, end: &Jumper<B>, depth: usize, promotes: bool) {
+        let value = if self.rules.majority { end.value } else { 0 };
+        self.sink.capture(
+            self.from,
+            end.sq,
+            end.captured,
+            value,
+            promotes,
+            &self.path[..=depth],
+            &self.order[..=depth],
+        );
     }
 }
 
@@ -268,7 +319,7 @@ pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
         path: [0; MAX_JUMPS],
         order: [0; MAX_JUMPS],
     };
-    let start = |sq: u8, king: bool| Jumper {
+    let start = |sq: u8| Jumper {
         sq,
         occupied: occupied ^ B::bit(sq),
         capturable: enemy,
@@ -276,16 +327,15 @@ pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
         value: 0,
         jumps: 0,
         prev: 8,
-        king,
     };
     for sq in men_that_can_capture(rules, pos).squares() {
         search.from = sq;
         search.started_as_king = false;
-        search.explore(start(sq, false), 0);
+        search.explore_man(start(sq), 0);
     }
     for sq in own_kings.squares() {
         search.from = sq;
         search.started_as_king = true;
-        search.explore(start(sq, true), 0);
+        search.explore_king(start(sq), 0, false);
     }
 }

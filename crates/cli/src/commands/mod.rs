@@ -1,0 +1,20 @@
+//! One module per subcommand.
+
+pub mod moves;
+pub mod perft;
+pub mod rules;
+pub mod variants;
+
+use anyhow::Result;
+use damspel_rules::{Bits, Position, Rules};
+
+/// The position named by `--fen`, or the start position.
+pub fn position<B: Bits>(rules: &Rules<B>, fen: Option<&str>) -> Result<Position<B>> {
+    match fen {
+        None => Ok(Position::start(rules)),
+        Some(text) => {
+            let setup = damspel_notation::parse_fen(&rules.variant().geometry, text)?;
+            Ok(Position::from_setup(rules, &setup)?)
+        }
+    }
+}

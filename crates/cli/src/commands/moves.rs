@@ -1,0 +1,46 @@
+//! `damspel moves ID [--fen FEN]`
+
+use anyhow::Result;
+use damspel_notation::format_detail;
+use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Rules};
+use serde::Serialize;
+
+#[derive(Serialize)]
+struct MoveJson {
+    notation: String,
+    from: String,
+    to: String,
+    path: Vec<String>,
+    captures: Vec<String>,
+    promotes: bool,
+}
+
+pub fn run(catalogue: &Catalogue, id: &str, fen: Option<&str>, json: bool) -> Result<()> {
+    let variant = catalogue.get(id)?;
+    with_rules!(variant, |rules| print_moves(&rules, fen, json))
+}
+
+fn print_moves<B: Bits>(rules: &Rules<B>, fen: Option<&str>, json: bool) -> Result<()> {
+    let pos = super::position(rules, fen)?;
+    let g = &rules.variant().geometry;
+    let legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    let rows: Vec<MoveJson> = legal
+        .iter()
+        .map(|d| MoveJson {
+            notation: format_detail(g, d, &legal),
+            from: g.name(d.mv.from()),
+            to: g.name(d.mv.to()),
+            path: d.path.iter().map(|&s| g.name(s)).collect(),
+            captures: d.captures.iter().map(|&s| g.name(s)).collect(),
+            promotes: d.mv.promotes(),
+        })
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        for row in rows {
+            println!("{}", row.notation);
+        }
+    }
+    Ok(())
+}

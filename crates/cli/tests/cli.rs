@@ -1,0 +1,166 @@
+//! The command line as a user runs it: output shapes, JSON, user variant files and errors.
+
+use std::process::{Command, Output};
+
+fn damspel(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+#[test]
+fn variants_lists_the_catalogue() {
+    let out = damspel(&["variants", "--json"]);
+    assert!(out.status.success());
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let ids: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for id in [
+        "turkish",
+        "international",
+        "killer",
+        "american",
+        "russian",
+        "brazilian",
+    ] {
+        assert!(ids.contains(&id), "{id} missing from {ids:?}");
+    }
+    let text = stdout(&damspel(&["variants"]));
+    assert!(text.contains("turkish") && text.contains("8x8 all"));
+}
+
+#[test]
+fn perft_json_matches_the_published_count() {
+    // shared/reference/perft.tsv: International start, depth 4, 4265 (dctl).
+    let out = damspel(&["perft", "international", "4", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["nodes"], 4265);
+    assert_eq!(v["depth"], 4);
+    assert!(v["seconds"].is_number());
+}
+
+#[test]
+fn perft_paths_and_divide() {
+    // Turkish start, depth 3: 708 sequences (kish, paths convention).
+    let out = damspel(&["perft", "turkish", "3", "--paths", "--divide"]);
+    let text = stdout(&out);
+    assert!(text.contains("perft(3) = 708"), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("a3-a4 ")).count(), 1);
+}
+
+#[test]
+fn moves_json_fields() {
+    // legal-moves.tsv, FMJD art. 4.13 (dctl): the only move is 48x19 capturing four pieces.
+    let out = damspel(&[
+        "moves",
+        "international",
+        "--fen",
+        "W:W48:B24,K31,34,K42,43",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let moves = v.as_array().unwrap();
+    assert_eq!(moves.len(), 1);
+    assert_eq!(moves[0]["notation"], "48x19");
+    assert_eq!(moves[0]["from"], "48");
+    assert_eq!(moves[0]["to"], "19");
+    assert_eq!(moves[0]["captures"].as_array().unwrap().len(), 3);
+    assert_eq!(moves[0]["promotes"], false);
+}
+
+#[test]
+fn moves_on_an_all_squares_board_use_algebraic_names() {
+    // legal-moves.tsv, kish king_can_land_anywhere_beyond_captured: 4 landings.
+    let out = damspel(&["moves", "turkish", "--fen", "W:WKa4:Bd4"]);
+    let text = stdout(&out);
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort();
+    assert_eq!(lines, ["a4xe4", "a4xf4", "a4xg4", "a4xh4"]);
+}
+
+#[test]
+fn errors_are_one_line_with_a_failing_exit() {
+    for (args, needle) in [
+        (vec!["perft", "nosuch", "3"], "unknown variant `nosuch`"),
+        (vec!["moves", "turkish", "--fen", "W:Wz9"], "bad FEN"),
+        (
+            vec!["moves", "international", "--fen", "W:W3"],
+            "promotion squares",
+        ),
+        (vec!["perft", "turkish", "999"], "too large"),
+        (vec!["rules", "nosuch"], "unknown variant"),
+    ] {
+        let out = damspel(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = stderr(&out);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    let out = damspel(&["perft", "turkish", "-1"]);
+    assert!(!out.status.success());
+}
+
+#[test]
+fn user_variant_files() {
+    let dir = std::env::temp_dir().join(format!("damspel-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("big-turkish.toml");
+    std::fs::write(
+        &good,
+        r#"
+id = "big-turkish"
+name = "Turkish draughts on 10x10"
+aliases = []
+block = "user"
+description = "Turkish rules on a 10x10 board with all squares used"
+extends = "turkish"
+[board]
+width = 10
+height = 10
+"#,
+    )
+    .unwrap();
+    let out = damspel(&[
+        "--variant-file",
+        good.to_str().unwrap(),
+        "perft",
+        "big-turkish",
+        "1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    // Men on full ranks 2-3 of a 10-wide board (1.01: steps F, L, R): only the ten men of rank 3
+    // can step, forward.
+    assert_eq!(v["nodes"], 10);
+
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        "id = \"bad\"\nname = \"x\"\naliases = []\nblock = \"user\"\ndescription = \"x\"\nextends = \"turkish\"\n[kings]\nlanding = \"sideways\"\n",
+    )
+    .unwrap();
+    let out = damspel(&["--variant-file", bad.to_str().unwrap(), "variants"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.toml") && err.contains("kings.landing"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

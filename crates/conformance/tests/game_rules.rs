@@ -1,0 +1,220 @@
+//! End of game and draw rules (rule book §0 "End of game" and the D22 draw rules of each block).
+
+use std::sync::Arc;
+
+use damspel_notation::{parse_fen, parse_move};
+use damspel_rules::{
+    Catalogue, Color, DrawReason, Game, Move, Outcome, Position, Rules, WinReason,
+};
+
+fn game(catalogue: &Catalogue, id: &str, fen: &str) -> Game<u64> {
+    let rules = Arc::new(Rules::<u64>::new(catalogue.get(id).unwrap()).unwrap());
+    let setup = parse_fen(&rules.variant().geometry, fen).unwrap();
+    let pos = Position::from_setup(&rules, &setup).unwrap();
+    Game::from_position(rules, pos)
+}
+
+fn play(game: &mut Game<u64>, moves: &[&str]) {
+    for text in moves {
+        let mv = parse_move(game.rules(), game.position(), text).unwrap();
+        assert!(game.play(&mv), "{text} was parsed as legal but refused");
+    }
+}
+
+/// A catalogue with a test variant that switches off some draw rules, to isolate one rule.
+fn catalogue_with(extra: &str) -> Catalogue {
+    let mut catalogue = Catalogue::builtin();
+    catalogue.add_source("test.toml", extra).unwrap();
+    catalogue
+}
+
+#[test]
+fn one_piece_each_is_a_draw_in_turkish() {
+    // 1.01 End: "Exactly one piece each (of any kind) => draw".
+    let catalogue = Catalogue::builtin();
+    let g = game(&catalogue, "turkish", "W:WKa1:Bh7");
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::OnePieceEach)));
+    // International has no such rule (4.01 lists the FMJD draws only).
+    let g = game(&catalogue, "international", "W:WK46:B5");
+    assert_eq!(g.outcome(), None);
+}
+
+#[test]
+fn a_player_who_cannot_move_loses() {
+    // §0 End of game: no legal move loses, blocked or without pieces.
+    let catalogue = Catalogue::builtin();
+    // The white man on a7 can step to a8 or b7 (occupied) and cannot jump a8 (edge) or b7 (c7 behind).
+    let g = game(&catalogue, "turkish", "W:Wa7,h1:Ba8,b7,c7");
+    assert!(g.outcome().is_none(), "h1 can still move");
+    let g = game(&catalogue, "turkish", "W:Wa7:Ba8,b7,c7");
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Win {
+            winner: Color::Black,
+            reason: WinReason::Blocked
+        })
+    );
+    let g = game(&catalogue, "international", "B:W28,33:B");
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Win {
+            winner: Color::White,
+            reason: WinReason::NoPieces
+        })
+    );
+}
+
+#[test]
+fn capturing_the_last_piece_ends_the_game() {
+    let catalogue = Catalogue::builtin();
+    let mut g = game(&catalogue, "international", "W:W28,33:B23");
+    play(&mut g, &["28x19"]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Win {
+            winner: Color::White,
+            reason: WinReason::NoPieces
+        })
+    );
+    assert!(g.legal_moves().is_empty());
+}
+
+#[test]
+fn threefold_repetition() {
+    // §0: threefold repetition of the same position with the same side to move.
+    let catalogue = Catalogue::builtin();
+    let mut g = game(&catalogue, "turkish", "W:WKa1,Kb1:BKh8,Kg8");
+    let cycle = ["a1-a2", "h8-h7", "a2-a1", "h7-h8"];
+    play(&mut g, &cycle);
+    assert_eq!(g.outcome(), None, "second occurrence");
+    play(&mut g, &cycle[..3]);
+    assert_eq!(g.outcome(), None);
+    play(&mut g, &cycle[3..]);
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::Repetition(3))));
+    g.undo();
+    assert_eq!(g.outcome(), None, "undo takes the draw back");
+}
+
+#[test]
+fn twenty_five_king_moves_each_is_a_draw_in_international() {
+    // 4.01: "25 successive moves by each side with only king moves (no man move, no capture)".
+    // Repetition and the endgame limits are switched off to isolate the rule.
+    let catalogue = catalogue_with(
+        r#"
+        id = "international-no-repetition"
+        name = "test"
+        aliases = []
+        block = "test"
+        description = "International without repetition and endgame draws"
+        extends = "international"
+        [draw]
+        repetition = 0
+        fmjd_endgame = false
+        "#,
+    );
+    let mut g = game(
+        &catalogue,
+        "international-no-repetition",
+        "W:WK46,36:BK1,15",
+    );
+    let cycle = ["46-41", "1-6", "41-46", "6-1"];
+    for _ in 0..12 {
+        play(&mut g, &cycle);
+    }
+    play(&mut g, &cycle[..1]);
+    assert_eq!(g.outcome(), None, "49 plies of king moves");
+    play(&mut g, &cycle[1..2]);
+    assert_eq!(g.outcome(), Some(Outcome::Draw(DrawReason::NoProgress(25))));
+}
+
+#[test]
+fn a_man_move_resets_the_king_move_count() {
+    let catalogue = catalogue_with(
+        r#"
+        id = "international-no-repetition"
+        name = "test"
+        aliases = []
+        block = "test"
+        description = "International without repetition and endgame draws"
+        extends = "international"
+        [draw]
+        repetition = 0
+        fmjd_endgame = false
+        "#,
+    );
+    let mut g = game(
+        &catalogue,
+        "international-no-repetition",
+        "W:WK46,36:BK1,15",
+    );
+    let cycle = ["46-41", "1-6", "41-46", "6-1"];
+    for _ in 0..12 {
+        play(&mut g, &cycle);
+    }
+    play(&mut g, &["36-31", "15-20"]);
+    assert_eq!(g.outcome(), None);
+}
+
+#[test]
+fn fmjd_endgame_limits() {
+    // 4.01: three kings against one king, 16 more moves each; one king against one king, 5.
+    let catalogue = catalogue_with(
+        r#"
+        id = "international-endgame-only"
+        name = "test"
+        aliases = []
+        block = "test"
+        description = "International with only the endgame limits"
+        extends = "international"
+        [draw]
+        repetition = 0
+        no_progress_moves = 0
+        "#,
+    );
+    let mut g = game(&catalogue, "international-endgame-only", "W:WK46:BK1");
+    let cycle = ["46-41", "1-6", "41-46", "6-1"];
+    play(&mut g, &cycle);
+    play(&mut g, &cycle);
+    play(&mut g, &cycle[..1]);
+    assert_eq!(g.outcome(), None, "9 plies");
+    play(&mut g, &cycle[1..2]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::EndgameLimit(5)))
+    );
+
+    let mut g = game(
+        &catalogue,
+        "international-endgame-only",
+        "W:WK46,K48,K49:BK1",
+    );
+    for _ in 0..7 {
+        play(&mut g, &cycle);
+    }
+    play(&mut g, &cycle[..3]);
+    assert_eq!(g.outcome(), None, "31 plies");
+    play(&mut g, &cycle[3..]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::EndgameLimit(16)))
+    );
+}
+
+#[test]
+fn illegal_moves_are_refused() {
+    // Capture is compulsory (§0): the quiet move 32-27 is refused while 28x19 is possible.
+    let catalogue = Catalogue::builtin();
+    let mut g = game(&catalogue, "international", "W:W28,32:B23");
+    let before = *g.position();
+    assert!(parse_move(g.rules(), g.position(), "32-27").is_err());
+    let geometry = &g.rules().variant().geometry;
+    let quiet = Move::new(
+        geometry.parse_square("32").unwrap(),
+        geometry.parse_square("27").unwrap(),
+        0u64,
+        false,
+    );
+    assert!(!g.play(&quiet));
+    assert_eq!(*g.position(), before);
+    assert!(g.moves().is_empty());
+}

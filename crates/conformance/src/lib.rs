@@ -3,3 +3,4 @@
 
 pub mod data;
 pub mod reference;
+pub mod scenario;

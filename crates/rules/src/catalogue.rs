@@ -162,11 +162,15 @@ impl Catalogue {
         let spec: VariantFile = serde_path_to_error::deserialize(table).map_err(|e| {
             let path = e.path().to_string();
             let key = (path != ".").then_some(path);
-            VariantError::new(
-                &entry.file,
-                key.as_deref(),
-                e.into_inner().to_string().trim(),
-            )
+            // The inner message may repeat the path on a second line; the key is reported apart.
+            let message = e.into_inner().to_string();
+            let reason = message
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string();
+            VariantError::new(&entry.file, key.as_deref(), reason)
         })?;
         Variant::from_file(&entry.file, spec)
     }
@@ -222,11 +226,16 @@ impl Catalogue {
     }
 }
 
-/// Overlays `top` on `base`: tables merge key by key, any other value replaces.
+/// Overlays `top` on `base`: sections (`[men]`, ...) merge key by key; a key's value, even an
+/// inline table such as `white = { ranks = [1, 2] }`, replaces the inherited one whole.
 fn merge(base: &mut toml::Table, top: toml::Table) {
     for (key, value) in top {
         match (base.get_mut(&key), value) {
-            (Some(toml::Value::Table(b)), toml::Value::Table(t)) => merge(b, t),
+            (Some(toml::Value::Table(section)), toml::Value::Table(keys)) => {
+                for (k, v) in keys {
+                    section.insert(k, v);
+                }
+            }
             (_, value) => {
                 base.insert(key, value);
             }

@@ -26,6 +26,47 @@ pub struct Section {
     pub lines: Vec<String>,
 }
 
+/// The families of the catalogue, in rule-book order, with a line for players.
+pub const FAMILIES: [(&str, &str); 5] = [
+    (
+        "turkish",
+        "Turkish family: orthogonal men and kings on all 64 squares",
+    ),
+    (
+        "gothic",
+        "Gothic family: Gothic, Croda, Dameo, Harzdame and other all-squares games",
+    ),
+    (
+        "irregular",
+        "Irregular: diagonal steps with orthogonal jumps over the light squares",
+    ),
+    (
+        "german",
+        "German checkers: the old German game and American checkers",
+    ),
+    (
+        "international",
+        "International family: flying kings on the dark squares",
+    ),
+];
+
+/// A family's player-facing description (the id itself for a family of the user's own).
+pub fn family_description(family: &str) -> &str {
+    FAMILIES
+        .iter()
+        .find(|(id, _)| *id == family)
+        .map_or(family, |(_, text)| *text)
+}
+
+/// Sort key: families in rule-book order (others last), then rule-book block, then id.
+pub fn catalogue_order(variant: &Variant) -> (usize, String, String) {
+    let family = FAMILIES
+        .iter()
+        .position(|(id, _)| *id == variant.family)
+        .unwrap_or(FAMILIES.len());
+    (family, variant.block.clone(), variant.id.clone())
+}
+
 fn dir_words(set: DirSet) -> String {
     match set {
         s if s == DirSet::ORTH => {
@@ -212,15 +253,18 @@ impl Variant {
         let mut promotion = vec![if self.promotion_far_rank {
             "A man that ends its move on the far rank becomes a king.".to_string()
         } else {
-            let white: Vec<String> = g
-                .all_squares()
-                .iter()
-                .filter(|s| self.promotion[Color::White.index()] >> s.0 & 1 == 1)
-                .map(|&s| g.name(s))
-                .collect();
+            let list = |color: Color| {
+                g.all_squares()
+                    .iter()
+                    .filter(|s| self.promotion[color.index()] >> s.0 & 1 == 1)
+                    .map(|&s| g.name(s))
+                    .collect::<Vec<String>>()
+                    .join(", ")
+            };
             format!(
-                "A man becomes a king on its promotion squares: for White {}; for Black the same squares turned half a circle.",
-                white.join(", ")
+                "A man becomes a king on its promotion squares: for White {}; for Black {}.",
+                list(Color::White),
+                list(Color::Black)
             )
         }];
         promotion.push(match c.promotion {
@@ -264,9 +308,6 @@ impl Variant {
             "Rule book block {}; seed {}.",
             self.block, self.seed
         )];
-        if let Some(parent) = &self.extends {
-            source.push(format!("Defined as `{parent}` with changes."));
-        }
         source.extend(self.sources.iter().cloned());
         sections.push(Section {
             title: "Sources".into(),

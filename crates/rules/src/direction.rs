@@ -201,13 +201,27 @@ impl DirSet {
             .or_else(|| RelDir::from_name(text).map(|d| DirSet::of(&[d])))
     }
 
-    /// Player-readable list: "forward, left and right".
+    /// Player-readable list: "forward, left or right".
     pub fn words(self) -> String {
-        let words: Vec<&str> = self.iter().map(RelDir::words).collect();
+        const ORDER: [RelDir; 8] = [
+            RelDir::F,
+            RelDir::FL,
+            RelDir::FR,
+            RelDir::L,
+            RelDir::R,
+            RelDir::BL,
+            RelDir::BR,
+            RelDir::B,
+        ];
+        let words: Vec<&str> = ORDER
+            .iter()
+            .filter(|d| self.contains(**d))
+            .map(|d| d.words())
+            .collect();
         match words.len() {
-            0 => "no direction".to_string(),
+            0 => "in no direction".to_string(),
             1 => words[0].to_string(),
-            n => format!("{} and {}", words[..n - 1].join(", "), words[n - 1]),
+            n => format!("{} or {}", words[..n - 1].join(", "), words[n - 1]),
         }
     }
 }

@@ -260,6 +260,7 @@ pub enum HaltRule {
     /// Land immediately behind the last captured piece after two or more captures.
     SequentialHalt,
     /// As SequentialHalt, when the last two captured pieces are kings.
+    #[serde(rename = "sequential-halt-2")]
     SequentialHalt2,
 }
 

@@ -1,6 +1,7 @@
 //! `damspel variants`
 
 use anyhow::Result;
+use damspel_rules::describe::catalogue_order;
 use damspel_rules::Catalogue;
 use serde::Serialize;
 
@@ -15,8 +16,9 @@ struct Row {
 }
 
 pub fn run(catalogue: &Catalogue, json: bool) -> Result<()> {
-    let rows: Vec<Row> = catalogue
-        .variants()?
+    let mut variants = catalogue.variants()?;
+    variants.sort_by_key(catalogue_order);
+    let rows: Vec<Row> = variants
         .into_iter()
         .map(|v| Row {
             board: v.board_label(),

@@ -1,6 +1,7 @@
 //! A game: the start position, the moves played and the positions they led to, and the result
 //! with its reason under the variant's end-of-game and draw rules (D22).
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -82,9 +83,21 @@ impl fmt::Display for Outcome {
 #[derive(Clone, Debug)]
 pub struct Game<B: Bits> {
     rules: Arc<Rules<B>>,
-    /// positions[0] is the start; positions[i + 1] follows moves[i].
-    positions: Vec<Position<B>>,
+    /// plies[0] holds the start; plies[i + 1] follows moves[i].
+    plies: Vec<Ply<B>>,
     moves: Vec<Move<B>>,
+    /// How often each position hash occurs in `plies` (repetition in O(1)).
+    seen: HashMap<u64, u32>,
+}
+
+/// A position of the game with the counters the draw rules need.
+#[derive(Clone, Copy, Debug)]
+struct Ply<B: Bits> {
+    position: Position<B>,
+    /// Consecutive plies without a man move or a capture, up to here.
+    king_only: u32,
+    /// Plies since the last capture (or since the start).
+    since_capture: u32,
 }
 
 impl<B: Bits> Game<B> {
@@ -96,8 +109,13 @@ impl<B: Bits> Game<B> {
     pub fn from_position(rules: Arc<Rules<B>>, start: Position<B>) -> Game<B> {
         Game {
             rules,
-            positions: vec![start],
+            plies: vec![Ply {
+                position: start,
+                king_only: 0,
+                since_capture: 0,
+            }],
             moves: Vec::new(),
+            seen: HashMap::from([(start.hash(), 1)]),
         }
     }
 
@@ -105,20 +123,30 @@ impl<B: Bits> Game<B> {
         &self.rules
     }
 
+    /// A shared handle to the rules.
+    pub fn rules_arc(&self) -> Arc<Rules<B>> {
+        self.rules.clone()
+    }
+
     pub fn position(&self) -> &Position<B> {
-        self.positions.last().expect("a game has a start position")
+        &self
+            .plies
+            .last()
+            .expect("a game has a start position")
+            .position
     }
 
     pub fn start(&self) -> &Position<B> {
-        &self.positions[0]
+        &self.plies[0].position
     }
 
     pub fn moves(&self) -> &[Move<B>] {
         &self.moves
     }
 
-    pub fn positions(&self) -> &[Position<B>] {
-        &self.positions
+    /// The positions of the game: the start, then the one after each move.
+    pub fn positions(&self) -> impl Iterator<Item = &Position<B>> {
+        self.plies.iter().map(|p| &p.position)
     }
 
     /// The legal moves now (none once the game is over).
@@ -134,22 +162,60 @@ impl<B: Bits> Game<B> {
         if !self.legal_moves().contains(mv) {
             return false;
         }
-        let next = self.position().play(mv);
-        self.positions.push(next);
-        self.moves.push(*mv);
+        self.push(mv);
         true
+    }
+
+    /// Plays a move known to be legal (from `legal_moves` of this very position).
+    pub fn play_unchecked(&mut self, mv: &Move<B>) {
+        self.push(mv);
+    }
+
+    fn push(&mut self, mv: &Move<B>) {
+        let last = *self.plies.last().expect("a start position");
+        let position = last.position.play(mv);
+        let man_moved = !last.position.kings.has(mv.from);
+        self.plies.push(Ply {
+            position,
+            king_only: if mv.is_capture() || man_moved {
+                0
+            } else {
+                last.king_only + 1
+            },
+            since_capture: if mv.is_capture() {
+                0
+            } else {
+                last.since_capture + 1
+            },
+        });
+        *self.seen.entry(position.hash()).or_default() += 1;
+        self.moves.push(*mv);
     }
 
     /// Takes back the last move.
     pub fn undo(&mut self) -> Option<Move<B>> {
         let mv = self.moves.pop()?;
-        self.positions.pop();
+        let ply = self.plies.pop().expect("one position per move");
+        if let Some(n) = self.seen.get_mut(&ply.position.hash()) {
+            *n -= 1;
+        }
         Some(mv)
+    }
+
+    /// How many times the current position (same pieces, same side to move) has occurred.
+    pub fn repetitions(&self) -> u32 {
+        let pos = self.position();
+        if self.seen.get(&pos.hash()).copied().unwrap_or(0) < 2 {
+            return 1;
+        }
+        // Confirm on the positions themselves: hashes may collide.
+        self.positions().filter(|p| *p == pos).count() as u32
     }
 
     /// The result, if the game is over.
     pub fn outcome(&self) -> Option<Outcome> {
-        let pos = self.position();
+        let ply = self.plies.last().expect("a start position");
+        let pos = &ply.position;
         let side = pos.side_to_move();
         if !self.rules.has_legal_move(pos) {
             let reason = if pos.pieces(side).is_empty() {
@@ -166,35 +232,17 @@ impl<B: Bits> Game<B> {
         if draw.one_piece_each && pos.pieces(side).count() == 1 && pos.pieces(!side).count() == 1 {
             return Some(Outcome::Draw(DrawReason::OnePieceEach));
         }
-        if draw.repetition >= 2 {
-            let seen = self.positions.iter().filter(|p| *p == pos).count() as u32;
-            if seen >= draw.repetition {
-                return Some(Outcome::Draw(DrawReason::Repetition(draw.repetition)));
-            }
+        if draw.repetition >= 2 && self.repetitions() >= draw.repetition {
+            return Some(Outcome::Draw(DrawReason::Repetition(draw.repetition)));
         }
-        if draw.no_progress_moves > 0 {
-            let quiet_plies = self
-                .moves
-                .iter()
-                .zip(&self.positions)
-                .rev()
-                .take_while(|(m, p)| !m.is_capture() && p.kings.has(m.from))
-                .count() as u32;
-            if quiet_plies >= 2 * draw.no_progress_moves {
-                return Some(Outcome::Draw(DrawReason::NoProgress(
-                    draw.no_progress_moves,
-                )));
-            }
+        if draw.no_progress_moves > 0 && ply.king_only >= 2 * draw.no_progress_moves {
+            return Some(Outcome::Draw(DrawReason::NoProgress(
+                draw.no_progress_moves,
+            )));
         }
         if draw.fmjd_endgame {
             if let Some(limit) = fmjd_endgame_limit(pos) {
-                let since_capture = self
-                    .moves
-                    .iter()
-                    .rev()
-                    .take_while(|m| !m.is_capture())
-                    .count() as u32;
-                if since_capture >= 2 * limit {
+                if ply.since_capture >= 2 * limit {
                     return Some(Outcome::Draw(DrawReason::EndgameLimit(limit)));
                 }
             }

@@ -67,6 +67,37 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Search a position and print each iteration: depth, score, nodes, speed and line.
+    Analyze {
+        /// Variant id or alias.
+        id: String,
+        /// Position in PDN FEN (default: the start position).
+        #[arg(long)]
+        fen: Option<String>,
+        /// Seconds to think (default 5 when no depth is given).
+        #[arg(long)]
+        time: Option<f64>,
+        /// Depth in plies.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Search threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Transposition table size in MiB.
+        #[arg(long, default_value_t = 64)]
+        hash: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print perft from every variant's start position, both conventions, as Markdown.
+    PerftTable {
+        /// Deepest depth in plies.
+        #[arg(long, default_value_t = 6)]
+        depth: u32,
+        /// Worker threads (variants are counted in parallel).
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+    },
 }
 
 fn main() -> ExitCode {
@@ -95,6 +126,29 @@ fn main() -> ExitCode {
                 json,
             },
         ),
+        Command::Analyze {
+            id,
+            fen,
+            time,
+            depth,
+            threads,
+            hash,
+            json,
+        } => commands::analyze::run(
+            &catalogue,
+            &commands::analyze::Args {
+                id: &id,
+                fen: fen.as_deref(),
+                time,
+                depth,
+                threads,
+                hash,
+                json,
+            },
+        ),
+        Command::PerftTable { depth, threads } => {
+            commands::perft_table::run(&catalogue, depth, threads)
+        }
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

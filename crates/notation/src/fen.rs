@@ -137,9 +137,13 @@ fn parse_list(
         if trimmed.is_empty() {
             return Err(err(item_at, "empty square in the list"));
         }
+        // `K` marks a king. A lower-case `k` does too, unless the board has a k-file and the
+        // item is a square name (`k2` on a board 11 files wide).
         let (king, squares) = match trimmed.strip_prefix(['K', 'k']) {
-            Some(rest) => (true, rest),
-            None => (false, trimmed),
+            Some(rest) if !(trimmed.starts_with('k') && geometry.parse_square(trimmed).is_ok()) => {
+                (true, rest)
+            }
+            _ => (false, trimmed),
         };
         let piece = Piece { color, king };
         let square_at = item_at + usize::from(king);

@@ -165,15 +165,42 @@ pub fn parse_move<B: Bits>(
         .iter()
         .filter(|d| d.mv.from() == from && d.mv.to() == to)
         .collect();
-    let matching: Vec<&MoveDetail<B>> = same_ends
-        .iter()
-        .copied()
-        .filter(|d| {
-            inner.is_empty()
-                || is_subsequence(inner, &d.path)
-                || is_subsequence(inner, &route(geometry, d))
-        })
-        .collect();
+    // Intermediate squares are matched against every route of every move (a move may have
+    // several), first as landing squares; only if none fits, as squares passed over.
+    let routes: Vec<MoveDetail<B>> = if inner.is_empty() || same_ends.is_empty() {
+        Vec::new()
+    } else {
+        rules
+            .legal_moves_detailed(pos, Duplicates::Keep)
+            .into_iter()
+            .filter(|d| d.mv.from() == from && d.mv.to() == to)
+            .collect()
+    };
+    let mut matching: Vec<&MoveDetail<B>> = Vec::new();
+    if inner.is_empty() {
+        matching = same_ends.clone();
+    } else {
+        // A full path names one route exactly; otherwise the squares given must lie on a route.
+        for test in [
+            |inner: &[Square], d: &MoveDetail<B>, _: &Geometry| {
+                d.path.len() == inner.len() + 1 && d.path[..inner.len()] == *inner
+            },
+            |inner: &[Square], d: &MoveDetail<B>, _: &Geometry| is_subsequence(inner, &d.path),
+            |inner: &[Square], d: &MoveDetail<B>, g: &Geometry| is_subsequence(inner, &route(g, d)),
+        ] {
+            for d in &same_ends {
+                if routes
+                    .iter()
+                    .any(|r| r.mv == d.mv && test(inner, r, geometry))
+                {
+                    matching.push(d);
+                }
+            }
+            if !matching.is_empty() {
+                break;
+            }
+        }
+    }
     match matching.len() {
         1 => Ok(matching[0].mv),
         0 => {

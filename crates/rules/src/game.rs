@@ -202,6 +202,26 @@ impl<B: Bits> Game<B> {
         Some(mv)
     }
 
+    /// Hashes of the positions since the last capture, oldest first, ending with the current
+    /// one: the only earlier positions the current one can repeat.
+    pub fn reversible_hashes(&self) -> Vec<u64> {
+        let since = self.plies.last().map_or(0, |p| p.since_capture) as usize;
+        self.plies[self.plies.len() - 1 - since..]
+            .iter()
+            .map(|p| p.position.hash())
+            .collect()
+    }
+
+    /// Consecutive plies without a man move or a capture, up to now.
+    pub fn king_only_plies(&self) -> u32 {
+        self.plies.last().map_or(0, |p| p.king_only)
+    }
+
+    /// Plies since the last capture (or the start).
+    pub fn plies_since_capture(&self) -> u32 {
+        self.plies.last().map_or(0, |p| p.since_capture)
+    }
+
     /// How many times the current position (same pieces, same side to move) has occurred.
     pub fn repetitions(&self) -> u32 {
         let pos = self.position();
@@ -254,7 +274,7 @@ impl<B: Bits> Game<B> {
 /// FMJD endgame limits (rule book 4.01): three pieces with a king against a lone king, 16 moves
 /// each; two pieces with a king, or a king, against a lone king, 5 moves each. Counted from the
 /// last capture, which is when the material was reached.
-fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
+pub fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
     let lone_king = |c: Color| pos.pieces(c).count() == 1 && pos.kings(c).count() == 1;
     for c in Color::BOTH {
         if lone_king(!c) && pos.kings(c).count() >= 1 {

@@ -55,8 +55,8 @@ pub struct Geometry {
 pub enum GeometryError {
     #[error("a board must be between 4 and 16 cells wide and high, not {0}x{1}")]
     Size(u8, u8),
-    #[error("a dark-squares board must have an even width, not {0}")]
-    OddDarkWidth(u8),
+    #[error("a dark-squares board must have an even width and height, not {0}x{1}")]
+    OddDarkSide(u8, u8),
     #[error("the board needs {0} bits, more than the 128 a bitboard holds")]
     TooLarge(u32),
 }
@@ -66,8 +66,10 @@ impl Geometry {
         if !(4..=16).contains(&width) || !(4..=16).contains(&height) {
             return Err(GeometryError::Size(width, height));
         }
-        if squares == Squares::Dark && !width.is_multiple_of(2) {
-            return Err(GeometryError::OddDarkWidth(width));
+        // Dark squares need an even width for the layout, and an even height so that the 180°
+        // rotation (Black's setup and frame) maps dark squares to dark squares.
+        if squares == Squares::Dark && (!width.is_multiple_of(2) || !height.is_multiple_of(2)) {
+            return Err(GeometryError::OddDarkSide(width, height));
         }
         let (w, h) = (width as u32, height as u32);
         let bits = match squares {
@@ -264,6 +266,9 @@ impl Geometry {
                 .numbered(n)
                 .ok_or_else(|| SquareNameError::NoSuchSquare(text.to_string()));
         }
+        if !text.is_ascii() {
+            return Err(SquareNameError::Malformed(text.to_string()));
+        }
         let bytes = text.as_bytes();
         let file = bytes[0].to_ascii_lowercase();
         let rank = &text[1..];
@@ -341,7 +346,7 @@ mod tests {
             (8, 8, Squares::Dark),
             (10, 10, Squares::Dark),
             (10, 10, Squares::All),
-            (6, 9, Squares::Dark),
+            (6, 10, Squares::Dark),
         ] {
             let g = Geometry::new(w, h, s).unwrap();
             for &sq in g.all_squares() {

@@ -140,6 +140,9 @@ impl Variant {
                 mask
             }
             SetupSquares::Squares(names) => {
+                if names.is_empty() {
+                    return Err(err("setup.white", "no squares given".into()));
+                }
                 square_list(&geometry, names).map_err(|r| err("setup.white", r))?
             }
         };
@@ -271,11 +274,13 @@ impl Variant {
                     .into(),
             ));
         }
-        if capture.man_value == 0 || capture.king_value == 0 {
-            return Err(err(
-                "capture.man_value",
-                "captured pieces must count at least 1".into(),
-            ));
+        for (key, value) in [
+            ("capture.man_value", capture.man_value),
+            ("capture.king_value", capture.king_value),
+        ] {
+            if value == 0 {
+                return Err(err(key, "a captured piece must count at least 1".into()));
+            }
         }
 
         let draw = spec.draw;

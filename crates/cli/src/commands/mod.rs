@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
+pub mod analyze;
 pub mod moves;
 pub mod perft;
+pub mod perft_table;
 pub mod rules;
 pub mod variants;
 

@@ -95,6 +95,11 @@ impl<B: Bits> Rules<B> {
         }
     }
 
+    /// Number of non-capturing moves of the side to move, as if it had no capture (mobility).
+    pub fn quiet_move_count(&self, pos: &Position<B>) -> u32 {
+        quiet::count_quiet(self, pos) as u32
+    }
+
     /// Whether the side to move must capture.
     pub fn has_capture(&self, pos: &Position<B>) -> bool {
         capture::has_capture(self, pos)

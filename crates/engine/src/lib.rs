@@ -1,0 +1,11 @@
+//! Damspel's engine: a search and an evaluation that work for every variant from its rules. It
+//! does no I/O: progress goes to a `Reporter`, results are returned.
+
+pub mod eval;
+pub mod score;
+pub mod search;
+pub mod tt;
+
+pub use eval::{Evaluator, Weights};
+pub use score::{Score, ScoreKind};
+pub use search::{Clock, Engine, Info, Limits, Reporter, SearchResult, Silent};

@@ -1,0 +1,471 @@
+//! One search thread: iterative deepening over the alpha-beta search. The main thread (id 0)
+//! reports and decides; helper threads (Lazy SMP) only fill the shared table.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use damspel_rules::game::fmjd_endgame_limit;
+use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
+
+use super::{Info, Reporter, SearchResult};
+use crate::eval::Evaluator;
+use crate::score::Score;
+use crate::tt::{Bound, Entry, Table};
+
+/// The deepest ply a search path may reach (extensions and quiescence included).
+const MAX_PLY: usize = 128;
+
+#[derive(Clone)]
+pub(super) struct Context<B: Bits> {
+    pub rules: Arc<Rules<B>>,
+    pub eval: Arc<Evaluator<B>>,
+    pub tt: Arc<Table>,
+    pub stop: Arc<AtomicBool>,
+    pub start: Instant,
+    pub hard_deadline: Option<Instant>,
+    pub soft_limit: Option<Duration>,
+    pub node_limit: Option<u64>,
+    pub max_depth: u32,
+    /// Hashes of the game's positions since the last capture, ending with the root.
+    pub history: Vec<u64>,
+    pub king_only: u32,
+    pub since_capture: u32,
+    pub infinite: bool,
+}
+
+pub(super) struct Worker<'a, B: Bits> {
+    ctx: &'a Context<B>,
+    rules: &'a Rules<B>,
+    eval: &'a Evaluator<B>,
+    id: usize,
+    nodes: u64,
+    seldepth: usize,
+    aborted: bool,
+    /// Position hashes along the game and the current path (for repetitions).
+    hashes: Vec<u64>,
+    lists: Vec<Vec<Move<B>>>,
+    scores: Vec<Vec<i32>>,
+    killers: Vec<[(u8, u8); 2]>,
+    /// History heuristic by side, from and to.
+    history: Vec<i32>,
+    pv: Vec<Vec<Move<B>>>,
+}
+
+/// Draw-rule counters along a path.
+#[derive(Clone, Copy)]
+struct Counters {
+    king_only: u32,
+    since_capture: u32,
+}
+
+impl<'a, B: Bits> Worker<'a, B> {
+    pub fn new(ctx: &'a Context<B>, id: usize) -> Worker<'a, B> {
+        Worker {
+            ctx,
+            rules: &ctx.rules,
+            eval: &ctx.eval,
+            id,
+            nodes: 0,
+            seldepth: 0,
+            aborted: false,
+            hashes: ctx.history.clone(),
+            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            killers: vec![[(u8::MAX, u8::MAX); 2]; MAX_PLY + 1],
+            history: vec![0; 2 * 128 * 128],
+            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    /// Iterative deepening from the root.
+    pub fn iterate(
+        &mut self,
+        root: &Position<B>,
+        reporter: &mut dyn Reporter<B>,
+    ) -> SearchResult<B> {
+        let mut moves = Vec::new();
+        self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        let mut result = SearchResult {
+            best: moves.first().copied(),
+            ponder: None,
+            score: Score::ZERO,
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            pv: moves.first().copied().into_iter().collect(),
+        };
+        if moves.is_empty() {
+            result.score = Score::loss_in(0);
+            return result;
+        }
+        let counters = Counters {
+            king_only: self.ctx.king_only,
+            since_capture: self.ctx.since_capture,
+        };
+        let mut score = Score::ZERO;
+        // Helpers start one ply deeper to spread the work.
+        let first = 1 + (self.id % 2) as u32;
+        for depth in first..=self.ctx.max_depth {
+            self.seldepth = 0;
+            let s = self.aspiration(root, depth as i32, score, counters);
+            if self.aborted {
+                break;
+            }
+            score = s;
+            if self.id == 0 {
+                let pv = self.pv[0].clone();
+                result.best = pv.first().copied().or(result.best);
+                result.ponder = pv.get(1).copied();
+                result.score = score;
+                result.depth = depth;
+                result.pv = pv.clone();
+                let info = Info {
+                    depth,
+                    seldepth: self.seldepth as u32,
+                    score,
+                    nodes: self.nodes,
+                    elapsed: self.ctx.start.elapsed(),
+                    pv,
+                };
+                reporter.iteration(&info);
+                // One legal move, or a forced result found: no need to look further.
+                if !self.ctx.infinite
+                    && (moves.len() == 1 && self.ctx.soft_limit.is_some()
+                        || score.plies_to_result().is_some_and(|n| n <= depth))
+                {
+                    break;
+                }
+                if let Some(soft) = self.ctx.soft_limit {
+                    if !self.ctx.infinite && self.ctx.start.elapsed() >= soft {
+                        break;
+                    }
+                }
+            }
+            if self.ctx.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        if self.id == 0 && self.ctx.infinite {
+            // Analysis ends only when told to.
+            while !self.ctx.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        result.nodes = self.nodes;
+        result.elapsed = self.ctx.start.elapsed();
+        result
+    }
+
+    fn aspiration(
+        &mut self,
+        root: &Position<B>,
+        depth: i32,
+        previous: Score,
+        c: Counters,
+    ) -> Score {
+        if depth < 4 || previous.is_decisive() {
+            return self.alphabeta(root, depth, -Score::INFINITE, Score::INFINITE, 0, c);
+        }
+        let mut window = 35;
+        loop {
+            let alpha = Score((previous.0 - window).max(-Score::INFINITE.0));
+            let beta = Score((previous.0 + window).min(Score::INFINITE.0));
+            let s = self.alphabeta(root, depth, alpha, beta, 0, c);
+            if self.aborted || (s > alpha && s < beta) {
+                return s;
+            }
+            if window > 1000 {
+                return self.alphabeta(root, depth, -Score::INFINITE, Score::INFINITE, 0, c);
+            }
+            window *= 4;
+        }
+    }
+
+    /// Whether to stop now (checked every 1024 nodes).
+    fn should_stop(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        if self.nodes & 1023 == 0 {
+            if self.ctx.stop.load(Ordering::Relaxed) {
+                self.aborted = true;
+            } else if self.id == 0
+                && (self.ctx.hard_deadline.is_some_and(|d| Instant::now() >= d)
+                    || self.ctx.node_limit.is_some_and(|n| self.nodes >= n))
+            {
+                self.aborted = true;
+                self.ctx.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.aborted
+    }
+
+    /// A draw by the variant's rules or by repetition along the path (a first repetition is
+    /// scored as a draw: the side that repeats could not do better).
+    fn is_draw(&self, pos: &Position<B>, ply: usize, c: Counters) -> bool {
+        let draw = &self.rules.variant().draw;
+        let white = pos.pieces(damspel_rules::Color::White).count();
+        let black = pos.pieces(damspel_rules::Color::Black).count();
+        if draw.one_piece_each && white == 1 && black == 1 {
+            return true;
+        }
+        if draw.no_progress_moves > 0 && c.king_only >= 2 * draw.no_progress_moves {
+            return true;
+        }
+        if draw.fmjd_endgame {
+            if let Some(limit) = fmjd_endgame_limit(pos) {
+                if c.since_capture >= 2 * limit {
+                    return true;
+                }
+            }
+        }
+        if ply > 0 {
+            let n = self.hashes.len();
+            let reach = (c.since_capture as usize).min(n - 1);
+            let mut i = 2;
+            while i <= reach {
+                if self.hashes[n - 1 - i] == pos.hash() {
+                    return true;
+                }
+                i += 2;
+            }
+        }
+        false
+    }
+
+    fn alphabeta(
+        &mut self,
+        pos: &Position<B>,
+        depth: i32,
+        mut alpha: Score,
+        beta: Score,
+        ply: usize,
+        c: Counters,
+    ) -> Score {
+        self.pv[ply].clear();
+        self.seldepth = self.seldepth.max(ply);
+        if ply > 0 && self.is_draw(pos, ply, c) {
+            return Score::DRAW;
+        }
+        if ply >= MAX_PLY {
+            return self.eval.evaluate(self.rules, pos);
+        }
+        let captures = self.rules.has_capture(pos);
+        if depth <= 0 && !captures {
+            // Quiet position: stand pat.
+            self.nodes += 1;
+            if !self.rules.has_legal_move(pos) {
+                return Score::loss_in(ply as u32);
+            }
+            return self.eval.evaluate(self.rules, pos);
+        }
+        self.nodes += 1;
+        if self.should_stop() {
+            return Score::ZERO;
+        }
+        let pv_node = beta.0 - alpha.0 > 1;
+        let key = pos.hash();
+        let entry = self.ctx.tt.probe(key);
+        if let Some(e) = entry {
+            if ply > 0 && !pv_node && e.depth >= depth {
+                let s = e.score.from_tt(ply as u32);
+                let cut = match e.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => s >= beta,
+                    Bound::Upper => s <= alpha,
+                };
+                if cut {
+                    return s;
+                }
+            }
+        }
+
+        let mut list = std::mem::take(&mut self.lists[ply]);
+        let mut scores = std::mem::take(&mut self.scores[ply]);
+        self.rules.legal_moves(pos, &mut list, Duplicates::Merge);
+        if list.is_empty() {
+            self.lists[ply] = list;
+            self.scores[ply] = scores;
+            return Score::loss_in(ply as u32);
+        }
+        self.order(pos, &list, &mut scores, entry.and_then(|e| e.best), ply);
+
+        // Forced replies cost nothing to look at more deeply.
+        let extension = i32::from(list.len() == 1 && ply < 2 * self.ctx.max_depth as usize);
+        let new_depth = depth - 1 + extension;
+        let original_alpha = alpha;
+        let mut best = -Score::INFINITE;
+        let mut best_move = list[0];
+        let side = pos.side_to_move().index();
+        for n in 0..list.len() {
+            pick(&mut list, &mut scores, n);
+            let mv = list[n];
+            let child = pos.play(&mv);
+            let next = Counters {
+                king_only: if mv.is_capture() || !pos.kings(pos.side_to_move()).has(mv.from().0) {
+                    0
+                } else {
+                    c.king_only + 1
+                },
+                since_capture: if mv.is_capture() {
+                    0
+                } else {
+                    c.since_capture + 1
+                },
+            };
+            self.hashes.push(child.hash());
+            let quiet = !mv.is_capture() && !mv.promotes();
+            let mut score;
+            if n == 0 {
+                score = self
+                    .alphabeta(&child, new_depth, beta.flip(), alpha.flip(), ply + 1, next)
+                    .flip();
+            } else {
+                // Late quiet moves are searched less deeply first.
+                let reduction = if quiet && depth >= 3 && n >= 3 && !captures && extension == 0 {
+                    if n >= 8 && depth >= 5 {
+                        2
+                    } else {
+                        1
+                    }
+                } else {
+                    0
+                };
+                let null = Score(-alpha.0 - 1);
+                score = self
+                    .alphabeta(
+                        &child,
+                        new_depth - reduction,
+                        null,
+                        alpha.flip(),
+                        ply + 1,
+                        next,
+                    )
+                    .flip();
+                if score > alpha && reduction > 0 {
+                    score = self
+                        .alphabeta(&child, new_depth, null, alpha.flip(), ply + 1, next)
+                        .flip();
+                }
+                if score > alpha && score < beta {
+                    score = self
+                        .alphabeta(&child, new_depth, beta.flip(), alpha.flip(), ply + 1, next)
+                        .flip();
+                }
+            }
+            self.hashes.pop();
+            if self.aborted {
+                self.lists[ply] = list;
+                self.scores[ply] = scores;
+                return Score::ZERO;
+            }
+            if score > best {
+                best = score;
+                best_move = mv;
+                if score > alpha {
+                    alpha = score;
+                    let (head, tail) = self.pv.split_at_mut(ply + 1);
+                    head[ply].clear();
+                    head[ply].push(mv);
+                    head[ply].extend_from_slice(&tail[0]);
+                    if score >= beta {
+                        if quiet {
+                            self.reward(side, &mv, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        self.lists[ply] = list;
+        self.scores[ply] = scores;
+        if depth > 0 {
+            let bound = if best.0 >= beta.0 {
+                Bound::Lower
+            } else if best.0 > original_alpha.0 {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.ctx.tt.store(
+                key,
+                Entry {
+                    score: best.to_tt(ply as u32),
+                    depth,
+                    bound,
+                    best: Some((
+                        capture_tag(&best_move),
+                        best_move.from().0,
+                        best_move.to().0,
+                    )),
+                    age: 0,
+                },
+            );
+        }
+        best
+    }
+
+    /// Scores the moves for ordering: the table's move, promotions and bigger captures, killers,
+    /// then history.
+    fn order(
+        &self,
+        pos: &Position<B>,
+        list: &[Move<B>],
+        scores: &mut Vec<i32>,
+        hash_move: Option<(u8, u8, u8)>,
+        ply: usize,
+    ) {
+        let side = pos.side_to_move().index();
+        scores.clear();
+        let killers = self.killers[ply];
+        for mv in list {
+            let (from, to) = (mv.from().0, mv.to().0);
+            let score = if hash_move == Some((capture_tag(mv), from, to)) {
+                1 << 30
+            } else if mv.is_capture() || mv.promotes() {
+                (1 << 28)
+                    + (mv.captured() & pos.kings(!pos.side_to_move())).count() as i32 * 16
+                    + i32::from(mv.promotes()) * 64
+            } else if killers[0] == (from, to) {
+                1 << 27
+            } else if killers[1] == (from, to) {
+                (1 << 27) - 1
+            } else {
+                self.history[(side * 128 + from as usize) * 128 + to as usize]
+            };
+            scores.push(score);
+        }
+    }
+
+    fn reward(&mut self, side: usize, mv: &Move<B>, depth: i32, ply: usize) {
+        let key = (mv.from().0, mv.to().0);
+        let k = &mut self.killers[ply];
+        if k[0] != key {
+            k[1] = k[0];
+            k[0] = key;
+        }
+        let h = &mut self.history[(side * 128 + key.0 as usize) * 128 + key.1 as usize];
+        *h = (*h + depth * depth).min(1 << 26);
+    }
+}
+
+/// Selection sort, one step: brings the best remaining move to position `n`.
+fn pick<B: Bits>(list: &mut [Move<B>], scores: &mut [i32], n: usize) {
+    let mut best = n;
+    for i in n + 1..scores.len() {
+        if scores[i] > scores[best] {
+            best = i;
+        }
+    }
+    scores.swap(n, best);
+    list.swap(n, best);
+}
+
+/// Eight bits of the captured set, to tell apart table moves with the same from and to.
+fn capture_tag<B: Bits>(mv: &Move<B>) -> u8 {
+    let c = mv.captured().to_u128();
+    let folded = c ^ (c >> 64);
+    let folded = (folded as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (folded >> 56) as u8 ^ u8::from(mv.promotes())
+}

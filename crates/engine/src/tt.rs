@@ -1,0 +1,191 @@
+//! The transposition table: lock-free, shared by all search threads. Each slot is two atomics,
+//! the key XOR the data and the data, so a torn write is detected as a miss instead of trusted.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::score::Score;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Exact,
+    /// The score is at least this (a fail-high).
+    Lower,
+    /// The score is at most this (a fail-low).
+    Upper,
+}
+
+/// What a slot remembers about a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub score: Score,
+    pub depth: i32,
+    pub bound: Bound,
+    /// The best move: a tag of its captured set, its from and its to square.
+    pub best: Option<(u8, u8, u8)>,
+    pub age: u8,
+}
+
+impl Entry {
+    fn pack(&self) -> u64 {
+        let score = (self.score.0 as i16 as u16) as u64;
+        let depth = (self.depth.clamp(-1, 254) + 1) as u64;
+        let bound = match self.bound {
+            Bound::Exact => 0,
+            Bound::Lower => 1,
+            Bound::Upper => 2,
+        };
+        let (has, index, from, to) = match self.best {
+            Some((i, f, t)) => (1u64, i as u64, f as u64, t as u64),
+            None => (0, 0, 0, 0),
+        };
+        score
+            | depth << 16
+            | bound << 24
+            | has << 26
+            | index << 27
+            | from << 35
+            | to << 43
+            | (self.age as u64) << 51
+    }
+
+    fn unpack(data: u64) -> Entry {
+        let bound = match (data >> 24) & 3 {
+            0 => Bound::Exact,
+            1 => Bound::Lower,
+            _ => Bound::Upper,
+        };
+        let best = ((data >> 26) & 1 == 1).then_some((
+            ((data >> 27) & 0xff) as u8,
+            ((data >> 35) & 0xff) as u8,
+            ((data >> 43) & 0xff) as u8,
+        ));
+        Entry {
+            score: Score((data & 0xffff) as u16 as i16 as i32),
+            depth: ((data >> 16) & 0xff) as i32 - 1,
+            bound,
+            best,
+            age: ((data >> 51) & 0x3f) as u8,
+        }
+    }
+}
+
+struct Slot {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// Buckets of `WAYS` slots; a new entry replaces the shallowest or oldest slot of its bucket.
+pub struct Table {
+    slots: Vec<Slot>,
+    buckets: usize,
+    age: std::sync::atomic::AtomicU8,
+}
+
+const WAYS: usize = 4;
+
+impl Table {
+    /// A table of about `megabytes` MiB.
+    pub fn new(megabytes: usize) -> Table {
+        let slots = (megabytes.max(1) << 20) / std::mem::size_of::<Slot>();
+        let buckets = (slots / WAYS).next_power_of_two() / 2;
+        let buckets = buckets.max(1);
+        Table {
+            slots: (0..buckets * WAYS)
+                .map(|_| Slot {
+                    check: AtomicU64::new(0),
+                    data: AtomicU64::new(0),
+                })
+                .collect(),
+            buckets,
+            age: std::sync::atomic::AtomicU8::new(0),
+        }
+    }
+
+    pub fn clear(&self) {
+        for slot in &self.slots {
+            slot.check.store(0, Ordering::Relaxed);
+            slot.data.store(0, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks the start of a new search: older entries become replaceable first.
+    pub fn next_age(&self) {
+        let age = self.age.load(Ordering::Relaxed);
+        self.age.store((age + 1) & 0x3f, Ordering::Relaxed);
+    }
+
+    fn bucket(&self, key: u64) -> &[Slot] {
+        let b = (key as usize) & (self.buckets - 1);
+        &self.slots[b * WAYS..(b + 1) * WAYS]
+    }
+
+    pub fn probe(&self, key: u64) -> Option<Entry> {
+        for slot in self.bucket(key) {
+            let data = slot.data.load(Ordering::Relaxed);
+            if data != 0 && slot.check.load(Ordering::Relaxed) ^ data == key {
+                return Some(Entry::unpack(data));
+            }
+        }
+        None
+    }
+
+    pub fn store(&self, key: u64, mut entry: Entry) {
+        entry.age = self.age.load(Ordering::Relaxed);
+        let current_age = entry.age;
+        let bucket = self.bucket(key);
+        let mut victim = 0;
+        let mut victim_value = i32::MAX;
+        for (i, slot) in bucket.iter().enumerate() {
+            let data = slot.data.load(Ordering::Relaxed);
+            if data == 0 || slot.check.load(Ordering::Relaxed) ^ data == key {
+                victim = i;
+                if data != 0 {
+                    // Keep a deeper result of the same position unless this one is exact.
+                    let old = Entry::unpack(data);
+                    if old.depth > entry.depth + 2
+                        && entry.bound != Bound::Exact
+                        && old.age == current_age
+                    {
+                        return;
+                    }
+                    if entry.best.is_none() {
+                        entry.best = old.best;
+                    }
+                }
+                break;
+            }
+            let old = Entry::unpack(data);
+            let stale = if old.age == current_age { 0 } else { 256 };
+            let value = old.depth - stale;
+            if value < victim_value {
+                victim_value = value;
+                victim = i;
+            }
+        }
+        let data = entry.pack();
+        bucket[victim].data.store(data, Ordering::Relaxed);
+        bucket[victim].check.store(key ^ data, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip() {
+        let e = Entry {
+            score: Score(-1234),
+            depth: 17,
+            bound: Bound::Lower,
+            best: Some((3, 45, 127)),
+            age: 5,
+        };
+        assert_eq!(Entry::unpack(e.pack()), e);
+        let t = Table::new(1);
+        t.store(42, e);
+        let got = t.probe(42).unwrap();
+        assert_eq!((got.score, got.depth, got.best), (e.score, e.depth, e.best));
+        assert!(t.probe(43).is_none());
+    }
+}

@@ -1,0 +1,841 @@
+//! Malformed input never panics and is answered with an error that says what is wrong.
+//!
+//! * `parse_fen` on the four board geometries (8x8 all squares, 8x8 dark, 10x10 dark, 10x10
+//!   all squares) with arbitrary strings, strings over the FEN alphabet, mutations of valid FENs
+//!   (truncation, inserted bytes, unicode, huge numbers, empty list items, `:` runs, ...) and a
+//!   hand-written list of nasty inputs;
+//! * `parse_move_text` and `parse_move` likewise;
+//! * `Position::from_setup` with pieces off the board or on light squares, two pieces on a square,
+//!   men on their promotion squares and an unknown side to move: an error listing every issue.
+
+use std::sync::OnceLock;
+
+use damspel_notation::{
+    parse_fen, parse_move, parse_move_text, write_fen, FenError, MoveTextError,
+};
+use damspel_rules::{
+    with_rules, Bits, Catalogue, Color, Geometry, Piece, Position, PositionError, Rules, Setup,
+    SetupIssue, Square,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError};
+
+/// One variant per board geometry.
+const TURKISH_10X10: &str = r#"
+id = "test-turkish-10x10"
+extends = "turkish"
+name = "Turkish draughts on 10x10"
+aliases = []
+block = "x"
+description = "Turkish rules on a 10x10 board of all squares."
+
+[board]
+width = 10
+height = 10
+"#;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+enum AnyRules {
+    Narrow(Rules<u64>),
+    Wide(Rules<u128>),
+}
+
+impl From<Rules<u64>> for AnyRules {
+    fn from(rules: Rules<u64>) -> Self {
+        AnyRules::Narrow(rules)
+    }
+}
+
+impl From<Rules<u128>> for AnyRules {
+    fn from(rules: Rules<u128>) -> Self {
+        AnyRules::Wide(rules)
+    }
+}
+
+macro_rules! each {
+    ($any:expr, |$rules:ident| $body:expr) => {
+        match $any {
+            AnyRules::Narrow($rules) => $body,
+            AnyRules::Wide($rules) => $body,
+        }
+    };
+}
+
+/// Turkish (8x8 all), American (8x8 dark), International (10x10 dark), Turkish 10x10 (all).
+fn boards() -> &'static [AnyRules] {
+    static RULES: OnceLock<Vec<AnyRules>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut catalogue = Catalogue::builtin();
+        catalogue
+            .add_source("test-turkish-10x10.toml", TURKISH_10X10)
+            .unwrap();
+        ["turkish", "american", "international", "test-turkish-10x10"]
+            .iter()
+            .map(|id| with_rules!(catalogue.get(id).unwrap(), |rules| AnyRules::from(rules)))
+            .collect()
+    })
+}
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+fn geometry<B: Bits>(rules: &Rules<B>) -> &Geometry {
+    &rules.variant().geometry
+}
+
+/// A random position along a random game.
+fn some_position<B: Bits>(rules: &Rules<B>, rng: &mut Rng, plies: usize) -> Position<B> {
+    let mut pos = Position::start(rules);
+    for _ in 0..plies {
+        let moves = rules.moves(&pos);
+        if moves.is_empty() {
+            break;
+        }
+        pos = pos.play(&moves[rng.below(moves.len())]);
+    }
+    pos
+}
+
+// ---------------------------------------------------------------------------------------------
+// FEN.
+
+fn check_fen_error(text: &str, e: &FenError) -> Result<(), TestCaseError> {
+    prop_assert!(!e.reason.trim().is_empty(), "`{text}`: empty reason");
+    prop_assert!(
+        e.offset <= text.len(),
+        "`{text:?}`: offset {} beyond the text",
+        e.offset
+    );
+    let msg = e.to_string();
+    prop_assert!(msg.starts_with("bad FEN at character"), "{msg}");
+    Ok(())
+}
+
+/// Parses `text` on the variant's board: never panics; an error is explained; an accepted
+/// setup either checks (and its canonical FEN reads back as the same position) or its every
+/// issue is listed.
+fn fen_outcome<B: Bits>(rules: &Rules<B>, text: &str) -> Result<Outcome, TestCaseError> {
+    let g = geometry(rules);
+    let setup = match parse_fen(g, text) {
+        Err(e) => {
+            check_fen_error(text, &e)?;
+            return Ok(Outcome::Rejected);
+        }
+        Ok(setup) => setup,
+    };
+    match Position::from_setup(rules, &setup) {
+        Ok(pos) => {
+            let canonical = write_fen(g, &pos);
+            let again = parse_fen(g, &canonical)
+                .map_err(|e| TestCaseError::fail(format!("`{canonical}`: {e}")))?;
+            prop_assert_eq!(Position::from_setup(rules, &again).ok(), Some(pos));
+            Ok(Outcome::Position)
+        }
+        Err(e) => {
+            check_position_error(rules, &setup, &e)?;
+            Ok(Outcome::IllegalPosition)
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Rejected,
+    IllegalPosition,
+    Position,
+}
+
+/// Text-level mutations of a valid FEN or move text.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    const INSERTS: [&str; 28] = [
+        ":",
+        ",",
+        "-",
+        "K",
+        "k",
+        "W",
+        "B",
+        "?",
+        ".",
+        "\"",
+        " ",
+        "0",
+        "9",
+        "x",
+        "é",
+        "😀",
+        "\u{0}",
+        "\u{200b}",
+        "\t",
+        "99999999999999999999",
+        "18446744073709551616",
+        "340282366920938463463374607431768211456",
+        "H0",
+        ":H0:F1",
+        ",,",
+        ":::",
+        "-,-",
+        "a99999999999999999999",
+    ];
+    let mut s = text.to_string();
+    for _ in 0..1 + rng.below(3) {
+        let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
+        let at = bounds[rng.below(bounds.len())];
+        match rng.below(8) {
+            0 => s.truncate(at),
+            1 | 2 => s.insert_str(at, INSERTS[rng.below(INSERTS.len())]),
+            3 => {
+                if at < s.len() {
+                    s.remove(at);
+                }
+            }
+            4 => {
+                // Duplicate a slice.
+                let other = bounds[rng.below(bounds.len())];
+                let (a, b) = (at.min(other), at.max(other));
+                let slice = s[a..b].to_string();
+                s.insert_str(b, &slice);
+            }
+            5 => {
+                // A digit run becomes a huge number.
+                if let Some(start) = s.find(|c: char| c.is_ascii_digit()) {
+                    let end = s[start..]
+                        .find(|c: char| !c.is_ascii_digit())
+                        .map_or(s.len(), |e| start + e);
+                    s.replace_range(start..end, "99999999999999999999");
+                }
+            }
+            6 => {
+                // Change the case of a character.
+                if let Some(c) = s[at..].chars().next() {
+                    let swapped: String = if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase().to_string()
+                    } else {
+                        c.to_ascii_uppercase().to_string()
+                    };
+                    s.replace_range(at..at + c.len_utf8(), &swapped);
+                }
+            }
+            _ => {
+                // A run of one separator.
+                let sep = [":", ",", "-", "x"][rng.below(4)];
+                s.insert_str(at, &sep.repeat(1 + rng.below(4)));
+            }
+        }
+    }
+    s
+}
+
+const NASTY_FENS: &[&str] = &[
+    "",
+    " ",
+    "\n",
+    ".",
+    ":",
+    "::",
+    ":::::::::",
+    "\"",
+    "\"\"",
+    "\"\".",
+    "\"W:W1\"\"",
+    "W",
+    "W.",
+    "W:",
+    "W::",
+    "W:W",
+    "W:B",
+    "W:W:B",
+    "W:W:W",
+    "W:W1:W2",
+    "?",
+    "?:W1",
+    "X:W1",
+    "WB:W1",
+    "W:X1",
+    "W:H",
+    "W:H0",
+    "W:F1:H0",
+    "W:Hx",
+    "W:W1:H",
+    "W:W1:H-1",
+    "W:W1:Hé",
+    "W:W,",
+    "W:W,1",
+    "W:W1,",
+    "W:W1,,2",
+    "W:W1, ,2",
+    "W:W-",
+    "W:W1-",
+    "W:W-1",
+    "W:W1--2",
+    "W:W1-2-3",
+    "W:W3-1",
+    "W:WK",
+    "W:WKK1",
+    "W:WK-1",
+    "W:W0",
+    "W:W00",
+    "W:W-0",
+    "W:W51",
+    "W:W1000",
+    "W:W99999999999999999999",
+    "W:W1-99999999999999999999",
+    "W:W99999999999999999999-1",
+    "W:W18446744073709551615",
+    "W:W18446744073709551616",
+    "W:Wa99999999999999999999",
+    "W:Wa-1",
+    "W:Wa0",
+    "W:Wz1",
+    "W:Wa",
+    "W:W1a",
+    "W:Waa1",
+    "W:W@1",
+    "W:W`1",
+    "W:W{1",
+    "W:W1é",
+    "W:Wé",
+    "é",
+    "W:W1:B😀",
+    "W:W\u{0}",
+    "\u{feff}W:W1",
+    "\u{3000}W:W1\u{3000}",
+    "W:W1\u{200b}",
+    "W:W1.:B2",
+    "W:W1..",
+    "W:W1:B1",
+    "W:W1,1",
+    "W:W1-5,3",
+    "W:WK1-K3",
+    "W:Wa1-c1",
+    "W:Wa1-3",
+    "W:W1-a3",
+    "W:W 1 - 3",
+    "W:W1 2",
+    "W:W1;B2",
+    "W:W1:B2:",
+    ":W1:B2",
+    "W:W1:B2:X3",
+];
+
+#[test]
+fn nasty_fens_are_explained() {
+    let mut outcomes = [0usize; 3];
+    for rules in boards() {
+        each!(rules, |rules| {
+            for text in NASTY_FENS {
+                match fen_outcome(rules, text) {
+                    Ok(o) => outcomes[o as usize] += 1,
+                    Err(e) => panic!("{}: `{text}`: {e}", rules.variant().id),
+                }
+            }
+        });
+    }
+    eprintln!(
+        "nasty_fens: {} texts x {} boards: {outcomes:?} (rejected, illegal position, position)",
+        NASTY_FENS.len(),
+        boards().len()
+    );
+    // Most are rejected; the few valid ones are fine.
+    assert!(outcomes[0] > outcomes[2]);
+}
+
+#[test]
+fn huge_numbers_are_not_squares() {
+    for rules in boards() {
+        each!(rules, |rules| {
+            let g = geometry(rules);
+            // The offending item is quoted in the reason.
+            for number in [
+                "99999999999999999999",
+                "a99999999999999999999",
+                "a18446744073709551617",
+                "a4294967297",
+                "a4294967296",
+            ] {
+                let text = format!("W:W{number}");
+                let e = parse_fen(g, &text).expect_err(&text);
+                assert!(e.reason.contains(number), "{text}: {e}");
+                assert_eq!(e.offset, 3, "{text}: {e}");
+            }
+            for text in ["W:W1-99999999999999999999", "W:W99999999999999999999-1"] {
+                parse_fen(g, text).expect_err(text);
+            }
+        });
+    }
+}
+
+#[test]
+fn light_squares_in_a_fen_are_named() {
+    let rules = &boards()[1];
+    each!(rules, |rules| {
+        let e = parse_fen(geometry(rules), "W:Wa2:B1").unwrap_err();
+        assert!(
+            e.to_string().contains("a2") && e.reason.contains("light square"),
+            "{e}"
+        );
+        assert_eq!(e.offset, 3, "{e}");
+    });
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    #[test]
+    fn arbitrary_strings_are_not_fens(text in any::<String>()) {
+        for rules in boards() {
+            each!(rules, |rules| fen_outcome(rules, &text))?;
+        }
+    }
+
+    #[test]
+    fn fen_alphabet_strings(text in "[WBwbKk?:,.\"0-9a-kHF -]{0,40}") {
+        for rules in boards() {
+            each!(rules, |rules| fen_outcome(rules, &text))?;
+        }
+    }
+
+    #[test]
+    fn mutated_fens(which: prop::sample::Index, seed: u64, plies in 0usize..60) {
+        let rules = which.get(boards());
+        each!(rules, |rules| {
+            let mut rng = Rng(seed);
+            let pos = some_position(rules, &mut rng, plies);
+            let fen = write_fen(geometry(rules), &pos);
+            for _ in 0..8 {
+                let text = mutate(&fen, &mut rng);
+                fen_outcome(rules, &text)?;
+            }
+            Ok::<(), TestCaseError>(())
+        })?;
+    }
+}
+
+/// The same mutations over fixed seeds, with figures.
+#[test]
+fn mutated_fen_sweep() {
+    let mut outcomes = [0usize; 3];
+    for rules in boards() {
+        each!(rules, |rules| {
+            for seed in 0..300u64 {
+                let mut rng = Rng(seed);
+                let pos = some_position(rules, &mut rng, seed as usize % 50);
+                let fen = write_fen(geometry(rules), &pos);
+                let text = mutate(&fen, &mut rng);
+                match fen_outcome(rules, &text) {
+                    Ok(o) => outcomes[o as usize] += 1,
+                    Err(e) => panic!("{}: `{text}`: {e}", rules.variant().id),
+                }
+            }
+        });
+    }
+    eprintln!("mutated_fen_sweep: {outcomes:?} (rejected, illegal position, position)");
+    assert!(outcomes.iter().all(|&n| n > 0), "{outcomes:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Move text.
+
+fn check_move_text_error(text: &str, e: &MoveTextError) -> Result<(), TestCaseError> {
+    let msg = e.to_string();
+    prop_assert!(!msg.trim().is_empty());
+    match e {
+        MoveTextError::Syntax { offset, reason } => {
+            prop_assert!(!reason.trim().is_empty(), "`{text}`: empty reason");
+            prop_assert!(
+                *offset <= text.len(),
+                "`{text:?}`: offset {offset} beyond the text"
+            );
+        }
+        MoveTextError::Illegal { hint, .. } => {
+            prop_assert!(!hint.trim().is_empty(), "`{text}`: empty hint");
+        }
+        MoveTextError::Ambiguous { candidates, .. } => {
+            prop_assert!(candidates.len() >= 2, "`{text}`: {msg}");
+        }
+    }
+    Ok(())
+}
+
+/// `parse_move_text` and `parse_move` on `text`: never panic, explain an error, and accept only
+/// legal moves.
+fn move_outcome<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    text: &str,
+) -> Result<bool, TestCaseError> {
+    let g = geometry(rules);
+    match parse_move_text(g, text) {
+        Err(e) => {
+            check_move_text_error(text, &e)?;
+            prop_assert!(matches!(e, MoveTextError::Syntax { .. }), "{e:?}");
+        }
+        Ok(parsed) => {
+            prop_assert!(parsed.squares.len() >= 2);
+            prop_assert!(parsed.squares.iter().all(|&s| g.contains(s)));
+        }
+    }
+    match parse_move(rules, pos, text) {
+        Err(e) => {
+            check_move_text_error(text, &e)?;
+            Ok(false)
+        }
+        Ok(mv) => {
+            prop_assert!(
+                rules.moves(pos).contains(&mv),
+                "`{text}` read as an illegal move"
+            );
+            Ok(true)
+        }
+    }
+}
+
+const NASTY_MOVES: &[&str] = &[
+    "",
+    " ",
+    "-",
+    "x",
+    "X",
+    ":",
+    "xx",
+    "--",
+    "1",
+    "a1",
+    "1-",
+    "-1",
+    "1x",
+    "x1",
+    "1--2",
+    "1xx2",
+    "1-x2",
+    "1x-2",
+    "1:-2",
+    "1-2-3",
+    "1x2-3",
+    "1-2x3",
+    "1 - 2",
+    "1 -2",
+    "0-1",
+    "1-0",
+    "1/2-1/2",
+    "*",
+    "99999999999999999999-1",
+    "1-99999999999999999999",
+    "a99999999999999999999-a1",
+    "a1-a99999999999999999999",
+    "18446744073709551616x1",
+    "a0-a1",
+    "z1-z2",
+    "aa1-a2",
+    "1a-2a",
+    "a-b",
+    "a1a2",
+    "a1xa",
+    "xa1-a2",
+    "a1-a2x",
+    "é-1",
+    "1-é",
+    "١-٢",
+    "1\u{0}-2",
+    "1-2\u{200b}",
+    "😀",
+    "32-28!",
+    "32-28?",
+    "32-28.",
+    "1.32-28",
+    "32–28",
+    "d3-d4 d4-d5",
+];
+
+#[test]
+fn nasty_move_texts_are_explained() {
+    let mut accepted = 0;
+    for rules in boards() {
+        each!(rules, |rules| {
+            let mut rng = Rng(7);
+            for pos in [Position::start(rules), some_position(rules, &mut rng, 20)] {
+                for text in NASTY_MOVES {
+                    match move_outcome(rules, &pos, text) {
+                        Ok(ok) => accepted += usize::from(ok),
+                        Err(e) => panic!("{}: `{text}`: {e}", rules.variant().id),
+                    }
+                }
+            }
+        });
+    }
+    assert_eq!(accepted, 0, "a nasty move text was accepted");
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    #[test]
+    fn arbitrary_strings_are_not_moves(text in any::<String>(), plies in 0usize..30, seed: u64) {
+        for rules in boards() {
+            each!(rules, |rules| {
+                let pos = some_position(rules, &mut Rng(seed), plies);
+                move_outcome(rules, &pos, &text)
+            })?;
+        }
+    }
+
+    #[test]
+    fn move_alphabet_strings(
+        text in "[0-9a-kxX: -]{0,16}",
+        plies in 0usize..30,
+        seed: u64,
+    ) {
+        for rules in boards() {
+            each!(rules, |rules| {
+                let pos = some_position(rules, &mut Rng(seed), plies);
+                move_outcome(rules, &pos, &text)
+            })?;
+        }
+    }
+
+    /// Mutations of legal move texts.
+    #[test]
+    fn mutated_move_texts(which: prop::sample::Index, seed: u64, plies in 0usize..60) {
+        let rules = which.get(boards());
+        each!(rules, |rules| {
+            let mut rng = Rng(seed);
+            let pos = some_position(rules, &mut rng, plies);
+            let legal = rules.legal_moves_detailed(&pos, damspel_rules::Duplicates::Merge);
+            if legal.is_empty() {
+                return Ok(());
+            }
+            let g = geometry(rules);
+            let text = damspel_notation::full_path(g, &legal[rng.below(legal.len())]);
+            for _ in 0..8 {
+                let mutated = mutate(&text, &mut rng);
+                move_outcome(rules, &pos, &mutated)?;
+            }
+            Ok::<(), TestCaseError>(())
+        })?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Position::from_setup.
+
+/// The issues `from_setup` must report for a setup, computed independently.
+fn expected_issues<B: Bits>(rules: &Rules<B>, setup: &Setup) -> Vec<SetupIssue> {
+    let g = geometry(rules);
+    let mut issues = Vec::new();
+    if setup.side_to_move.is_none() {
+        issues.push(SetupIssue::UnknownSideToMove);
+    }
+    let mut taken = Vec::new();
+    for &(sq, piece) in &setup.pieces {
+        if !g.contains(sq) {
+            issues.push(SetupIssue::NotOnBoard(sq));
+            continue;
+        }
+        if taken.contains(&sq) {
+            issues.push(SetupIssue::Occupied { square: g.name(sq) });
+            continue;
+        }
+        taken.push(sq);
+        if !piece.king && rules.promotion_squares(piece.color).has(sq.0) {
+            issues.push(SetupIssue::ManOnPromotionSquare {
+                square: g.name(sq),
+                color: piece.color,
+            });
+        }
+    }
+    issues
+}
+
+fn sorted(issues: &[SetupIssue]) -> Vec<String> {
+    let mut out: Vec<String> = issues.iter().map(|i| format!("{i:?}")).collect();
+    out.sort();
+    out
+}
+
+fn check_position_error<B: Bits>(
+    rules: &Rules<B>,
+    setup: &Setup,
+    e: &PositionError,
+) -> Result<(), TestCaseError> {
+    prop_assert!(!e.issues.is_empty(), "an error without issues");
+    prop_assert_eq!(sorted(&e.issues), sorted(&expected_issues(rules, setup)));
+    let msg = e.to_string();
+    prop_assert!(msg.starts_with("illegal position: "), "{msg}");
+    for issue in &e.issues {
+        prop_assert!(
+            msg.contains(&issue.to_string()),
+            "{msg} does not list {issue}"
+        );
+    }
+    Ok(())
+}
+
+/// `from_setup` accepts exactly the setups without issues and lists every issue otherwise.
+fn setup_outcome<B: Bits>(rules: &Rules<B>, setup: &Setup) -> Result<bool, TestCaseError> {
+    let expected = expected_issues(rules, setup);
+    match Position::from_setup(rules, setup) {
+        Ok(pos) => {
+            prop_assert!(expected.is_empty(), "accepted despite {expected:?}");
+            prop_assert_eq!(pos.occupied().count() as usize, setup.pieces.len());
+            prop_assert_eq!(pos.hash(), pos.compute_hash());
+            Ok(true)
+        }
+        Err(e) => {
+            check_position_error(rules, setup, &e)?;
+            Ok(false)
+        }
+    }
+}
+
+#[test]
+fn every_setup_issue_is_listed() {
+    // American checkers: 8x8 dark, 36 layout bits of which 32 are squares.
+    let rules = &boards()[1];
+    each!(rules, |rules| {
+        let g = geometry(rules);
+        let ghosts: Vec<Square> = (0..g.bits() as u8)
+            .map(Square)
+            .filter(|&s| !g.contains(s))
+            .collect();
+        assert!(
+            !ghosts.is_empty(),
+            "a dark board has light (ghost) layout bits"
+        );
+        let sq = |n: usize| g.numbered(n).unwrap();
+        let man = |color| Piece { color, king: false };
+        let setup = Setup {
+            side_to_move: None,
+            pieces: vec![
+                (ghosts[0], man(Color::White)),
+                (Square(200), man(Color::Black)),
+                (Square(255), Piece::king(Color::White)),
+                (sq(10), man(Color::White)),
+                (sq(10), Piece::king(Color::Black)),
+                // White promotes on 1-4, Black on 29-32.
+                (sq(2), man(Color::White)),
+                (sq(30), man(Color::Black)),
+                // Kings there are fine, and so are men on the other side's promotion squares.
+                (sq(3), Piece::king(Color::White)),
+                (sq(31), man(Color::White)),
+            ],
+        };
+        let e = Position::from_setup(rules, &setup).unwrap_err();
+        let msg = e.to_string();
+        assert_eq!(e.issues.len(), 7, "{msg}");
+        assert!(e.issues.contains(&SetupIssue::UnknownSideToMove), "{msg}");
+        assert!(
+            e.issues.contains(&SetupIssue::NotOnBoard(ghosts[0])),
+            "{msg}"
+        );
+        assert!(
+            e.issues.contains(&SetupIssue::NotOnBoard(Square(200))),
+            "{msg}"
+        );
+        assert!(
+            e.issues.contains(&SetupIssue::NotOnBoard(Square(255))),
+            "{msg}"
+        );
+        assert!(msg.contains("square 10 is given twice"), "{msg}");
+        assert!(msg.contains("white man stands on 2"), "{msg}");
+        assert!(msg.contains("black man stands on 30"), "{msg}");
+        assert!(msg.contains("side to move is unknown"), "{msg}");
+        check_position_error(rules, &setup, &e).unwrap();
+
+        // Each issue alone is an error too.
+        let alone = |pieces: Vec<(Square, Piece)>| Setup {
+            side_to_move: Some(Color::White),
+            pieces,
+        };
+        assert!(Position::from_setup(rules, &alone(vec![(ghosts[0], man(Color::White))])).is_err());
+        assert!(Position::from_setup(rules, &alone(vec![(sq(2), man(Color::White))])).is_err());
+        assert!(Position::from_setup(
+            rules,
+            &alone(vec![(sq(9), man(Color::Black)), (sq(9), man(Color::Black))])
+        )
+        .is_err());
+        assert!(Position::from_setup(
+            rules,
+            &Setup {
+                side_to_move: None,
+                pieces: vec![]
+            }
+        )
+        .is_err());
+        assert!(
+            Position::from_setup(rules, &alone(vec![(sq(2), Piece::king(Color::White))])).is_ok()
+        );
+    });
+}
+
+/// Through FEN: `?` and duplicates parse, then `from_setup` lists them.
+#[test]
+fn fen_setup_issues_are_listed() {
+    let rules = &boards()[2];
+    each!(rules, |rules| {
+        let g = geometry(rules);
+        let setup = parse_fen(g, "?:W1,31,31-33:B46,K5").unwrap();
+        assert_eq!(setup.side_to_move, None);
+        let e = Position::from_setup(rules, &setup).unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("side to move is unknown"), "{msg}");
+        assert!(msg.contains("white man stands on 1"), "{msg}");
+        assert!(msg.contains("square 31 is given twice"), "{msg}");
+        assert!(msg.contains("black man stands on 46"), "{msg}");
+        assert_eq!(e.issues.len(), 4, "{msg}");
+    });
+}
+
+fn arbitrary_setup() -> impl Strategy<Value = (Option<bool>, Vec<(u8, bool, bool)>)> {
+    (
+        prop::option::of(any::<bool>()),
+        prop::collection::vec(
+            (
+                prop_oneof![4 => 0u8..130, 1 => any::<u8>()],
+                any::<bool>(),
+                any::<bool>(),
+            ),
+            0..40,
+        ),
+    )
+}
+
+proptest! {
+    #![proptest_config(config(2048))]
+
+    #[test]
+    fn arbitrary_setups_are_checked((side, pieces) in arbitrary_setup()) {
+        let setup = Setup {
+            side_to_move: side.map(|w| if w { Color::White } else { Color::Black }),
+            pieces: pieces
+                .iter()
+                .map(|&(sq, white, king)| {
+                    let color = if white { Color::White } else { Color::Black };
+                    (Square(sq), Piece { color, king })
+                })
+                .collect(),
+        };
+        for rules in boards() {
+            each!(rules, |rules| setup_outcome(rules, &setup))?;
+        }
+    }
+}

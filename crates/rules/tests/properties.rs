@@ -1,0 +1,511 @@
+//! Property tests of the rules core, for every built-in variant (and one 10x10 all-squares user
+//! variant, so that the `u128` instantiation is exercised too).
+//!
+//! Positions come from random play from the start position (the moves chosen by a
+//! proptest-chosen seed) and from random placements checked with `Position::from_setup`. In each
+//! position the move generator's entry points must agree with one another:
+//!
+//! * `count_moves` equals the length of `legal_moves`, for `Merge` and `Keep`;
+//! * `legal_moves_detailed` lists the same moves in the same order, with consistent routes;
+//! * `has_legal_move` and `has_capture` agree with the list;
+//! * a `Merge` list has no duplicates and is the `Keep` list with its duplicates dropped;
+//! * the incremental hash after `play` equals `compute_hash`;
+//! * `perft(d)` equals the sum of `divide(d)`, and `perft(1)` equals `count_moves`.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::OnceLock;
+
+use damspel_rules::{
+    perft, with_rules, Bits, Catalogue, Color, Duplicates, Move, Perft, Piece, Position, Rules,
+    Setup, Square,
+};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError};
+
+/// Turkish draughts on a 10x10 board: 100 squares, so `Rules<u128>`.
+const TURKISH_10X10: &str = r#"
+id = "test-turkish-10x10"
+extends = "turkish"
+name = "Turkish draughts on 10x10"
+aliases = []
+block = "x"
+description = "Turkish rules on a 10x10 board of all squares."
+
+[board]
+width = 10
+height = 10
+"#;
+
+/// A small deterministic generator (SplitMix64), seeded by proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn percent(&mut self, p: u32) -> bool {
+        self.below(100) < p as usize
+    }
+}
+
+enum AnyRules {
+    Narrow(Rules<u64>),
+    Wide(Rules<u128>),
+}
+
+impl From<Rules<u64>> for AnyRules {
+    fn from(rules: Rules<u64>) -> Self {
+        AnyRules::Narrow(rules)
+    }
+}
+
+impl From<Rules<u128>> for AnyRules {
+    fn from(rules: Rules<u128>) -> Self {
+        AnyRules::Wide(rules)
+    }
+}
+
+/// Runs `$body` with `$rules: &Rules<B>` for whichever width the variant was compiled for.
+macro_rules! each {
+    ($any:expr, |$rules:ident| $body:expr) => {
+        match $any {
+            AnyRules::Narrow($rules) => $body,
+            AnyRules::Wide($rules) => $body,
+        }
+    };
+}
+
+/// Every built-in variant plus the 10x10 Turkish user variant, compiled once.
+fn all_rules() -> &'static [AnyRules] {
+    static RULES: OnceLock<Vec<AnyRules>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        let mut catalogue = Catalogue::builtin();
+        catalogue
+            .add_source("test-turkish-10x10.toml", TURKISH_10X10)
+            .expect("the 10x10 Turkish user variant checks");
+        catalogue
+            .variants()
+            .expect("every variant checks")
+            .into_iter()
+            .map(|v| with_rules!(v, |rules| AnyRules::from(rules)))
+            .collect()
+    })
+}
+
+fn config(cases: u32) -> Config {
+    Config {
+        cases,
+        // Failures are reported with their inputs; no regression files are written.
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+fn id<B: Bits>(rules: &Rules<B>) -> &str {
+    &rules.variant().id
+}
+
+/// How many checked positions had captures, and how many had duplicate capture sequences (so
+/// that the figures show the interesting cases are reached).
+static CAPTURE_POSITIONS: AtomicUsize = AtomicUsize::new(0);
+static DUPLICATE_POSITIONS: AtomicUsize = AtomicUsize::new(0);
+
+/// The list with later duplicates dropped (first occurrences, in order).
+fn first_occurrences<B: Bits>(list: &[Move<B>]) -> Vec<Move<B>> {
+    let mut seen = HashSet::new();
+    list.iter().copied().filter(|m| seen.insert(*m)).collect()
+}
+
+/// Every consistency property of one position's move generation.
+fn check_position<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Result<(), TestCaseError> {
+    let v = id(rules);
+    prop_assert_eq!(pos.hash(), pos.compute_hash(), "{}: stored hash", v);
+    let us = pos.side_to_move();
+    let them = !us;
+    prop_assert!(
+        (pos.pieces(us) & pos.pieces(them)).is_empty(),
+        "{v}: a square holds both colours"
+    );
+
+    let mut keep = Vec::new();
+    let mut merge = Vec::new();
+    rules.legal_moves(pos, &mut keep, Duplicates::Keep);
+    rules.legal_moves(pos, &mut merge, Duplicates::Merge);
+
+    // count_moves agrees with the lists.
+    prop_assert_eq!(
+        rules.count_moves(pos, Duplicates::Keep),
+        keep.len() as u64,
+        "{}: count_moves(Keep)",
+        v
+    );
+    prop_assert_eq!(
+        rules.count_moves(pos, Duplicates::Merge),
+        merge.len() as u64,
+        "{}: count_moves(Merge)",
+        v
+    );
+    prop_assert_eq!(
+        &rules.moves(pos),
+        &merge,
+        "{}: moves() is the Merge list",
+        v
+    );
+
+    // Merge: no duplicates, and the Keep list with its duplicates dropped.
+    let merge_set: HashSet<Move<B>> = merge.iter().copied().collect();
+    prop_assert_eq!(merge_set.len(), merge.len(), "{}: duplicates in Merge", v);
+    let keep_set: HashSet<Move<B>> = keep.iter().copied().collect();
+    prop_assert_eq!(&merge_set, &keep_set, "{}: Merge and Keep sets differ", v);
+    prop_assert_eq!(
+        &first_occurrences(&keep),
+        &merge,
+        "{}: Merge is not Keep de-duplicated",
+        v
+    );
+
+    if keep.len() != merge.len() {
+        DUPLICATE_POSITIONS.fetch_add(1, Relaxed);
+    }
+
+    // has_legal_move, has_capture.
+    prop_assert_eq!(rules.has_legal_move(pos), !merge.is_empty(), "{}", v);
+    let captures = merge.iter().filter(|m| m.is_capture()).count();
+    prop_assert!(
+        captures == 0 || captures == merge.len(),
+        "{v}: captures and quiet moves mixed"
+    );
+    if captures > 0 {
+        CAPTURE_POSITIONS.fetch_add(1, Relaxed);
+    }
+    prop_assert_eq!(
+        rules.has_capture(pos),
+        captures > 0,
+        "{}: has_capture disagrees with the move list",
+        v
+    );
+
+    // The detailed lists: same moves, same order, consistent routes.
+    for (dups, list) in [(Duplicates::Keep, &keep), (Duplicates::Merge, &merge)] {
+        let detailed = rules.legal_moves_detailed(pos, dups);
+        let moves: Vec<Move<B>> = detailed.iter().map(|d| d.mv).collect();
+        prop_assert_eq!(&moves, list, "{}: legal_moves_detailed({:?})", v, dups);
+        for d in &detailed {
+            prop_assert_eq!(d.path.last().copied(), Some(d.mv.to()), "{}: path end", v);
+            let order: HashSet<Square> = d.captures.iter().copied().collect();
+            prop_assert_eq!(
+                order.len(),
+                d.captures.len(),
+                "{}: a piece captured twice",
+                v
+            );
+            let bits: HashSet<Square> = d.mv.captured().squares().map(Square).collect();
+            prop_assert_eq!(&order, &bits, "{}: capture order vs captured set", v);
+            if d.mv.is_capture() {
+                prop_assert_eq!(
+                    d.path.len(),
+                    d.captures.len(),
+                    "{}: one landing per jump",
+                    v
+                );
+            } else {
+                prop_assert_eq!(d.path.len(), 1, "{}: quiet path", v);
+            }
+        }
+    }
+
+    // Each move: from is ours, victims are theirs, the result is a sound position.
+    for mv in &keep {
+        prop_assert!(
+            pos.pieces(us).has(mv.from().0),
+            "{v}: {mv:?} starts off our pieces"
+        );
+        prop_assert_eq!(
+            mv.captured() & !pos.pieces(them),
+            B::ZERO,
+            "{}: {:?} captures a non-enemy square",
+            v,
+            mv
+        );
+        let after = pos.play(mv);
+        prop_assert_eq!(
+            after.hash(),
+            after.compute_hash(),
+            "{}: hash after {:?}",
+            v,
+            mv
+        );
+        prop_assert_eq!(after.side_to_move(), them);
+        prop_assert_eq!(
+            after.pieces(us).count(),
+            pos.pieces(us).count(),
+            "{}: {:?} changes the mover's piece count",
+            v,
+            mv
+        );
+        prop_assert_eq!(
+            after.pieces(them).count(),
+            pos.pieces(them).count() - mv.capture_count(),
+            "{}: {:?} removes the wrong number of pieces",
+            v,
+            mv
+        );
+        prop_assert!(
+            (after.men(us) & rules.promotion_squares(us)).is_empty(),
+            "{v}: {mv:?} leaves a man on its promotion square"
+        );
+        prop_assert_eq!(
+            after.kings(us).has(mv.to().0),
+            pos.kings(us).has(mv.from().0) || mv.promotes(),
+            "{}: {:?} crowning",
+            v,
+            mv
+        );
+    }
+    Ok(())
+}
+
+/// perft(d) == sum of divide(d) and perft(1) == count_moves, for both duplicate conventions.
+fn check_perft<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    max_depth: u32,
+) -> Result<(), TestCaseError> {
+    for dups in [Duplicates::Merge, Duplicates::Keep] {
+        prop_assert_eq!(
+            perft(rules, pos, 1, dups),
+            rules.count_moves(pos, dups),
+            "{}: perft(1) {:?}",
+            id(rules),
+            dups
+        );
+        for depth in 1..=max_depth {
+            let total = perft(rules, pos, depth, dups);
+            let divide = Perft::new(rules, dups).divide(pos, depth);
+            let sum: u64 = divide.iter().map(|(_, n)| n).sum();
+            prop_assert_eq!(
+                total,
+                sum,
+                "{}: perft({}) vs divide, {:?}",
+                id(rules),
+                depth,
+                dups
+            );
+            let mut list = Vec::new();
+            rules.legal_moves(pos, &mut list, dups);
+            let moves: Vec<Move<B>> = divide.iter().map(|(m, _)| *m).collect();
+            prop_assert_eq!(moves, list, "{}: divide's moves", id(rules));
+        }
+    }
+    Ok(())
+}
+
+/// Plays up to `plies` random moves from `pos`, checking every position on the way; returns the
+/// last position and the number of positions checked.
+fn random_walk<B: Bits>(
+    rules: &Rules<B>,
+    mut pos: Position<B>,
+    rng: &mut Rng,
+    plies: usize,
+) -> Result<(Position<B>, usize), TestCaseError> {
+    let mut checked = 0;
+    for _ in 0..plies {
+        check_position(rules, &pos)?;
+        checked += 1;
+        let moves = rules.moves(&pos);
+        if moves.is_empty() {
+            return Ok((pos, checked));
+        }
+        pos = pos.play(&moves[rng.below(moves.len())]);
+    }
+    check_position(rules, &pos)?;
+    Ok((pos, checked + 1))
+}
+
+/// A random placement: each square holds a piece with probability `density`%, a king with
+/// probability `kings`% (a man on its own promotion square is made a king).
+fn random_setup<B: Bits>(rules: &Rules<B>, rng: &mut Rng, density: u32, kings: u32) -> Setup {
+    let g = &rules.variant().geometry;
+    let mut pieces = Vec::new();
+    for &sq in g.all_squares() {
+        if !rng.percent(density) {
+            continue;
+        }
+        let color = if rng.percent(50) {
+            Color::White
+        } else {
+            Color::Black
+        };
+        let king = rng.percent(kings) || rules.promotion_squares(color).has(sq.0);
+        pieces.push((sq, Piece { color, king }));
+    }
+    // The order of the pieces must not matter.
+    for i in (1..pieces.len()).rev() {
+        pieces.swap(i, rng.below(i + 1));
+    }
+    Setup {
+        side_to_move: Some(if rng.percent(50) {
+            Color::White
+        } else {
+            Color::Black
+        }),
+        pieces,
+    }
+}
+
+fn random_game<B: Bits>(rules: &Rules<B>, seed: u64, plies: usize) -> Result<usize, TestCaseError> {
+    let mut rng = Rng(seed);
+    let start = Position::start(rules);
+    prop_assert_eq!(start.side_to_move(), rules.variant().first_player);
+    let (end, checked) = random_walk(rules, start, &mut rng, plies)?;
+    check_perft(rules, &end, 3)?;
+    Ok(checked)
+}
+
+fn random_placement<B: Bits>(
+    rules: &Rules<B>,
+    seed: u64,
+    density: u32,
+    kings: u32,
+) -> Result<usize, TestCaseError> {
+    let mut rng = Rng(seed);
+    let setup = random_setup(rules, &mut rng, density, kings);
+    let pos = match Position::from_setup(rules, &setup) {
+        Ok(pos) => pos,
+        Err(e) => return Err(TestCaseError::fail(format!("{}: {e}", id(rules)))),
+    };
+    prop_assert_eq!(pos.hash(), pos.compute_hash());
+    for &(sq, piece) in &setup.pieces {
+        prop_assert_eq!(pos.piece_at(sq), Some(piece));
+    }
+    prop_assert_eq!(pos.occupied().count() as usize, setup.pieces.len());
+    // to_setup / from_setup round trip.
+    let again = Position::from_setup(rules, &pos.to_setup());
+    prop_assert_eq!(
+        again.as_ref().ok(),
+        Some(&pos),
+        "{}: to_setup round trip",
+        id(rules)
+    );
+    // The other side to move: hash updated, nothing else changed.
+    let other = pos.with_side_to_move(!pos.side_to_move());
+    prop_assert_eq!(other.hash(), other.compute_hash());
+    prop_assert_eq!(other.with_side_to_move(pos.side_to_move()), pos);
+    check_position(rules, &other)?;
+    check_perft(rules, &pos, 2)?;
+    let (_, checked) = random_walk(rules, pos, &mut rng, 24)?;
+    Ok(checked + 1)
+}
+
+proptest! {
+    #![proptest_config(config(1024))]
+
+    /// Random games from the start position of a variant.
+    #[test]
+    fn generation_is_consistent_along_random_games(
+        which: prop::sample::Index,
+        seed: u64,
+        plies in 0usize..200,
+    ) {
+        each!(which.get(all_rules()), |rules| random_game(rules, seed, plies))?;
+    }
+
+    /// Random placements (sparse to crowded, few to many kings) in a variant.
+    #[test]
+    fn generation_is_consistent_on_random_placements(
+        which: prop::sample::Index,
+        seed: u64,
+        density in 5u32..60,
+        kings in prop_oneof![Just(0u32), 0u32..30, 30u32..100],
+    ) {
+        each!(which.get(all_rules()), |rules| random_placement(rules, seed, density, kings))?;
+    }
+}
+
+/// Deterministic sweep over every variant, so that each is covered and the figures are known.
+#[test]
+fn sweep_of_random_games_and_placements() {
+    let (mut games, mut placements) = (0, 0);
+    for rules in all_rules() {
+        for seed in 0..12u64 {
+            games += each!(rules, |rules| random_game(rules, seed * 7919 + 1, 250))
+                .unwrap_or_else(|e| panic!("game seed {seed}: {e}"));
+            let (density, kings) = (5 + 7 * seed as u32, 12 * seed as u32);
+            placements += each!(rules, |rules| random_placement(rules, seed, density, kings))
+                .unwrap_or_else(|e| panic!("placement seed {seed}: {e}"));
+        }
+    }
+    eprintln!(
+        "sweep: {} variants, {games} positions along games and {placements} from placements checked; \
+         so far in this run {} positions with captures, {} with duplicate sequences",
+        all_rules().len(),
+        CAPTURE_POSITIONS.load(Relaxed),
+        DUPLICATE_POSITIONS.load(Relaxed)
+    );
+    assert!(
+        games > 500 * all_rules().len() / 2,
+        "only {games} positions checked"
+    );
+}
+
+/// The start position: hash, perft vs divide and the first player of every variant.
+#[test]
+fn start_positions() {
+    for rules in all_rules() {
+        each!(rules, |rules| {
+            let start = Position::start(rules);
+            check_position(rules, &start).unwrap();
+            check_perft(rules, &start, 4).unwrap();
+            assert!(rules.has_legal_move(&start), "{}", id(rules));
+            assert!(!rules.has_capture(&start), "{}", id(rules));
+        });
+    }
+}
+
+/// An empty board (no pieces) and a lone piece: no legal move for the side without pieces.
+#[test]
+fn empty_and_lone_piece_positions() {
+    for rules in all_rules() {
+        each!(rules, |rules| {
+            for side in Color::BOTH {
+                let setup = Setup {
+                    side_to_move: Some(side),
+                    pieces: Vec::new(),
+                };
+                let pos = Position::from_setup(rules, &setup).unwrap();
+                check_position(rules, &pos).unwrap();
+                assert!(!rules.has_legal_move(&pos));
+                assert_eq!(perft(rules, &pos, 3, Duplicates::Keep), 0);
+                let g = &rules.variant().geometry;
+                for &sq in g.all_squares() {
+                    for king in [false, true] {
+                        if !king && rules.promotion_squares(side).has(sq.0) {
+                            continue;
+                        }
+                        let setup = Setup {
+                            side_to_move: Some(side),
+                            pieces: vec![(sq, Piece { color: side, king })],
+                        };
+                        let pos = Position::from_setup(rules, &setup).unwrap();
+                        check_position(rules, &pos).unwrap();
+                        assert!(!rules.has_capture(&pos));
+                        if king {
+                            assert!(rules.has_legal_move(&pos), "{} lone king", id(rules));
+                        }
+                    }
+                }
+            }
+        });
+    }
+}

@@ -89,6 +89,38 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play a match between two engines: score, Elo with its 95% error, games in PDN.
+    Match {
+        /// Variant id or alias.
+        id: String,
+        /// A player: `damspel[:depth=D,time=S,weights=FILE]` or `random`. Give it twice.
+        #[arg(long = "engine", value_name = "SPEC")]
+        engines: Vec<String>,
+        /// Number of games (each opening is played twice, colours swapped).
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// Seconds per move for engines that do not set their own.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Depth for engines that do not set their own.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Games played at the same time.
+        #[arg(long, default_value_t = 1)]
+        concurrency: usize,
+        /// Random plies played before the engines take over.
+        #[arg(long, default_value = "4")]
+        openings: String,
+        /// Write every game to this PDN file.
+        #[arg(long)]
+        pdn: Option<String>,
+        /// Adjudicate a draw after this many plies.
+        #[arg(long, default_value_t = 400)]
+        max_plies: usize,
+        /// Seed of the random openings and random players.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies.
@@ -144,6 +176,32 @@ fn main() -> ExitCode {
                 threads,
                 hash,
                 json,
+            },
+        ),
+        Command::Match {
+            id,
+            engines,
+            games,
+            time,
+            depth,
+            concurrency,
+            openings,
+            pdn,
+            max_plies,
+            seed,
+        } => commands::matches::run(
+            &catalogue,
+            &commands::matches::Args {
+                id: &id,
+                engines: &engines,
+                games,
+                time,
+                depth,
+                concurrency,
+                openings: &openings,
+                pdn: pdn.as_deref(),
+                max_plies,
+                seed,
             },
         ),
         Command::PerftTable { depth, threads } => {

@@ -33,3 +33,22 @@ fn every_scenario_passes() {
         failures.join("\n\n")
     );
 }
+
+#[test]
+fn every_variant_has_its_scenarios() {
+    let catalogue = Catalogue::builtin();
+    let files = load_all();
+    let missing: Vec<String> = catalogue
+        .ids()
+        .into_iter()
+        .filter(|id| !files.iter().any(|(_, f)| &f.variant == id && !f.cases.is_empty()))
+        .collect();
+    assert!(missing.is_empty(), "variants without scenarios: {}", missing.join(", "));
+    for (path, file) in &files {
+        assert_eq!(
+            path.file_stem().unwrap().to_string_lossy(),
+            file.variant,
+            "a scenario file is named after its variant"
+        );
+    }
+}

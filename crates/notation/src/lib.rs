@@ -2,6 +2,7 @@
 
 pub mod fen;
 pub mod movetext;
+pub mod pdn;
 
 pub use fen::{parse_fen, write_fen, FenError};
 pub use movetext::{

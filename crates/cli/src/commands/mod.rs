@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod perft_table;

@@ -1,0 +1,270 @@
+//! `damspel match ID --engine SPEC --engine SPEC ...`: a match between two players, with a
+//! progress bar, the score, the Elo difference with its 95% error, and every game in PDN.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use damspel_arena::{
+    random_openings, run_match, EnginePlayer, MatchConfig, Player, PlayerFactory, RandomPlayer,
+    Tally,
+};
+use damspel_engine::{Limits, Weights};
+use damspel_notation::pdn::PdnGame;
+use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
+use indicatif::{ProgressBar, ProgressStyle};
+
+pub struct Args<'a> {
+    pub id: &'a str,
+    pub engines: &'a [String],
+    pub games: usize,
+    pub time: Option<f64>,
+    pub depth: Option<u32>,
+    pub concurrency: usize,
+    pub openings: &'a str,
+    pub pdn: Option<&'a str>,
+    pub max_plies: usize,
+    pub seed: u64,
+}
+
+/// A player as given on the command line.
+#[derive(Clone, Debug)]
+pub enum Spec {
+    /// Damspel with optional depth, time (seconds) and weights file.
+    Damspel {
+        depth: Option<u32>,
+        time: Option<f64>,
+        weights: Option<String>,
+        label: String,
+    },
+    Random,
+}
+
+/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `random`.
+pub fn parse_spec(text: &str) -> Result<Spec> {
+    let (kind, options) = text.split_once(':').unwrap_or((text, ""));
+    match kind {
+        "random" if options.is_empty() => Ok(Spec::Random),
+        "random" => bail!("`random` takes no options (got `{options}`)"),
+        "damspel" => {
+            let (mut depth, mut time, mut weights) = (None, None, None);
+            for option in options.split(',').filter(|o| !o.is_empty()) {
+                let (key, value) = option
+                    .split_once('=')
+                    .with_context(|| format!("engine option `{option}` is not key=value"))?;
+                match key {
+                    "depth" => {
+                        depth = Some(
+                            value
+                                .parse()
+                                .with_context(|| format!("bad depth `{value}`"))?,
+                        )
+                    }
+                    "time" => {
+                        let t: f64 = value
+                            .parse()
+                            .with_context(|| format!("bad time `{value}`"))?;
+                        if !(t > 0.0 && t < 1e5) {
+                            bail!("time must be a positive number of seconds, not {value}");
+                        }
+                        time = Some(t)
+                    }
+                    "weights" => weights = Some(value.to_string()),
+                    other => bail!("unknown engine option `{other}` (depth, time, weights)"),
+                }
+            }
+            Ok(Spec::Damspel {
+                depth,
+                time,
+                weights,
+                label: text.to_string(),
+            })
+        }
+        other => {
+            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE] or random")
+        }
+    }
+}
+
+pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
+    if args.engines.len() != 2 {
+        bail!(
+            "a match needs exactly two --engine options, got {}",
+            args.engines.len()
+        );
+    }
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let specs = [parse_spec(&args.engines[0])?, parse_spec(&args.engines[1])?];
+    let variant = catalogue.get(args.id)?;
+    with_rules!(variant, |rules| play(Arc::new(rules), &specs, args))
+}
+
+fn factory<B: Bits>(
+    rules: &Arc<Rules<B>>,
+    spec: &Spec,
+    args: &Args,
+    seat: u64,
+) -> Result<PlayerFactory<B>> {
+    Ok(match spec.clone() {
+        Spec::Random => {
+            let seed = args.seed.wrapping_mul(31).wrapping_add(seat);
+            Arc::new(move |thread| {
+                Box::new(RandomPlayer::new(seed + thread as u64 * 1000)) as Box<dyn Player<B>>
+            })
+        }
+        Spec::Damspel {
+            depth,
+            time,
+            weights,
+            label,
+        } => {
+            let weights = match weights {
+                Some(path) => {
+                    let text = std::fs::read_to_string(&path)
+                        .with_context(|| format!("cannot read weights file {path}"))?;
+                    Some(Weights::from_toml(&path, &text)?)
+                }
+                None => None,
+            };
+            let mut limits = Limits::default();
+            match (depth.or(args.depth), time.or(args.time)) {
+                (d, Some(t)) if depth.is_none() || time.is_some() => {
+                    limits.move_time = Some(Duration::from_secs_f64(t));
+                    limits.depth = d;
+                }
+                (Some(d), _) => limits.depth = Some(d),
+                (None, None) => limits.move_time = Some(Duration::from_millis(100)),
+                (None, Some(t)) => limits.move_time = Some(Duration::from_secs_f64(t)),
+            }
+            let rules = rules.clone();
+            Arc::new(move |_| {
+                Box::new(EnginePlayer::new(
+                    label.clone(),
+                    rules.clone(),
+                    weights.clone(),
+                    limits.clone(),
+                    16,
+                )) as Box<dyn Player<B>>
+            })
+        }
+    })
+}
+
+fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result<()> {
+    let openings = match args.openings.parse::<usize>() {
+        Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
+        Err(_) => bail!(
+            "--openings must be a number of random plies (opening files are not supported yet)"
+        ),
+    };
+    let config = MatchConfig {
+        rules: rules.clone(),
+        players: [
+            factory(&rules, &specs[0], args, 0)?,
+            factory(&rules, &specs[1], args, 1)?,
+        ],
+        openings,
+        games: args.games,
+        concurrency: args.concurrency,
+        max_plies: args.max_plies,
+    };
+    let bar = ProgressBar::new(args.games as u64);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} games  {msg}  [{elapsed_precise}, eta {eta}]",
+        )
+        .expect("a valid template"),
+    );
+    let progress = |done: usize, t: &Tally| {
+        bar.set_position(done as u64);
+        bar.set_message(format!("+{} ={} -{}", t.wins, t.draws, t.losses));
+    };
+    let result = run_match(&config, &progress);
+    bar.finish_and_clear();
+
+    let names = [&args.engines[0], &args.engines[1]];
+    let t = result.tally;
+    println!(
+        "{} vs {} in {} ({} games)",
+        names[0],
+        names[1],
+        rules.variant().id,
+        t.games()
+    );
+    println!(
+        "{}: {} wins, {} draws, {} losses; score {:.1}/{} = {:.1}%",
+        names[0],
+        t.wins,
+        t.draws,
+        t.losses,
+        t.points(),
+        t.games(),
+        100.0 * t.score()
+    );
+    match t.elo() {
+        (Some(elo), Some(err)) => println!("Elo difference: {elo:+.0} ± {err:.0} (95%)"),
+        (Some(elo), None) => println!("Elo difference: {elo:+.0}"),
+        (None, _) => println!(
+            "Elo difference: {} (no game {})",
+            if t.score() > 0.5 {
+                "+infinity"
+            } else {
+                "-infinity"
+            },
+            if t.score() > 0.5 {
+                "lost or drawn"
+            } else {
+                "won or drawn"
+            }
+        ),
+    }
+    for (color, tally) in ["white", "black"].iter().zip(result.by_color) {
+        println!(
+            "  as {color}: +{} ={} -{}",
+            tally.wins, tally.draws, tally.losses
+        );
+    }
+    let forfeits: Vec<String> = result
+        .games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| matches!(g.ending, damspel_arena::Ending::Forfeit { .. }))
+        .map(|(i, g)| format!("game {}: {}", i + 1, g.ending.reason()))
+        .collect();
+    for f in &forfeits {
+        println!("  {f}");
+    }
+    if let Some(path) = args.pdn {
+        let mut text = String::new();
+        for (i, g) in result.games.iter().enumerate() {
+            let start = Position::start(&rules);
+            let mut moves = g.opening.clone();
+            moves.extend_from_slice(&g.moves);
+            let pdn = PdnGame {
+                rules: &rules,
+                event: format!("damspel match {}", rules.variant().id),
+                site: "damspel".into(),
+                date: "????.??.??".into(),
+                round: (i + 1).to_string(),
+                white: g.white.clone(),
+                black: g.black.clone(),
+                result: g.ending.result_text().to_string(),
+                start,
+                moves,
+                extra: vec![
+                    ("Termination".into(), g.ending.reason()),
+                    (
+                        "Opening".into(),
+                        format!("{} random plies", g.opening.len()),
+                    ),
+                ],
+            };
+            text.push_str(&pdn.to_pdn());
+        }
+        std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
+        println!("games written to {path}");
+    }
+    Ok(())
+}

@@ -54,7 +54,7 @@ pub fn run_match<B: Bits>(
                         break;
                     }
                     let opening = &config.openings[(i / 2) % config.openings.len()];
-                    let first_is_white = i % 2 == 0;
+                    let first_is_white = i.is_multiple_of(2);
                     let record = if first_is_white {
                         play_game(
                             &config.rules,
@@ -96,7 +96,7 @@ pub fn run_match<B: Bits>(
     let mut by_color = [Tally::default(); 2];
     let mut total = Tally::default();
     for (i, record) in &games {
-        let first_color = if i % 2 == 0 {
+        let first_color = if i.is_multiple_of(2) {
             Color::White
         } else {
             Color::Black

@@ -41,9 +41,17 @@ fn every_variant_has_its_scenarios() {
     let missing: Vec<String> = catalogue
         .ids()
         .into_iter()
-        .filter(|id| !files.iter().any(|(_, f)| &f.variant == id && !f.cases.is_empty()))
+        .filter(|id| {
+            !files
+                .iter()
+                .any(|(_, f)| &f.variant == id && !f.cases.is_empty())
+        })
         .collect();
-    assert!(missing.is_empty(), "variants without scenarios: {}", missing.join(", "));
+    assert!(
+        missing.is_empty(),
+        "variants without scenarios: {}",
+        missing.join(", ")
+    );
     for (path, file) in &files {
         assert_eq!(
             path.file_stem().unwrap().to_string_lossy(),

@@ -74,10 +74,15 @@ struct Slot {
     data: AtomicU64,
 }
 
+/// Four slots in one cache line: a probe costs one memory access.
+#[repr(align(64))]
+struct Bucket {
+    slots: [Slot; WAYS],
+}
+
 /// Buckets of `WAYS` slots; a new entry replaces the shallowest or oldest slot of its bucket.
 pub struct Table {
-    slots: Vec<Slot>,
-    buckets: usize,
+    buckets: Vec<Bucket>,
     age: std::sync::atomic::AtomicU8,
 }
 
@@ -86,23 +91,25 @@ const WAYS: usize = 4;
 impl Table {
     /// A table of about `megabytes` MiB.
     pub fn new(megabytes: usize) -> Table {
-        let slots = (megabytes.max(1) << 20) / std::mem::size_of::<Slot>();
-        let buckets = (slots / WAYS).next_power_of_two() / 2;
-        let buckets = buckets.max(1);
+        let wanted = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+        // A power of two, at most the size asked for.
+        let count =
+            (wanted.next_power_of_two() / if wanted.is_power_of_two() { 1 } else { 2 }).max(1);
         Table {
-            slots: (0..buckets * WAYS)
-                .map(|_| Slot {
-                    check: AtomicU64::new(0),
-                    data: AtomicU64::new(0),
+            buckets: (0..count)
+                .map(|_| Bucket {
+                    slots: std::array::from_fn(|_| Slot {
+                        check: AtomicU64::new(0),
+                        data: AtomicU64::new(0),
+                    }),
                 })
                 .collect(),
-            buckets,
             age: std::sync::atomic::AtomicU8::new(0),
         }
     }
 
     pub fn clear(&self) {
-        for slot in &self.slots {
+        for slot in self.buckets.iter().flat_map(|b| &b.slots) {
             slot.check.store(0, Ordering::Relaxed);
             slot.data.store(0, Ordering::Relaxed);
         }
@@ -114,9 +121,8 @@ impl Table {
         self.age.store((age + 1) & 0x3f, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> &[Slot] {
-        let b = (key as usize) & (self.buckets - 1);
-        &self.slots[b * WAYS..(b + 1) * WAYS]
+    fn bucket(&self, key: u64) -> &[Slot; WAYS] {
+        &self.buckets[(key as usize) & (self.buckets.len() - 1)].slots
     }
 
     pub fn probe(&self, key: u64) -> Option<Entry> {

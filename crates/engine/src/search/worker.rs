@@ -266,7 +266,13 @@ impl<'a, B: Bits> Worker<'a, B> {
         }
         let pv_node = beta.0 - alpha.0 > 1;
         let key = pos.hash();
-        let entry = self.ctx.tt.probe(key);
+        // Capture sequences below the horizon are short and many: the table would cost more
+        // (a cache miss each) than it saves there.
+        let entry = if depth > 0 {
+            self.ctx.tt.probe(key)
+        } else {
+            None
+        };
         if let Some(e) = entry {
             if ply > 0 && !pv_node && e.depth >= depth {
                 let s = e.score.from_tt(ply as u32);

@@ -1,0 +1,140 @@
+//! The search on positions whose answer follows from the rules.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use damspel_engine::{Engine, Info, Limits, Score, ScoreKind, Silent};
+use damspel_notation::{format_move, parse_fen};
+use damspel_rules::{Catalogue, Game, Position, Rules};
+
+fn game(id: &str, fen: &str) -> Game<u64> {
+    let rules = Arc::new(Rules::<u64>::new(Catalogue::builtin().get(id).unwrap()).unwrap());
+    let setup = parse_fen(&rules.variant().geometry, fen).unwrap();
+    let pos = Position::from_setup(&rules, &setup).unwrap();
+    Game::from_position(rules, pos)
+}
+
+fn best(game: &Game<u64>, limits: &Limits) -> (String, Score) {
+    let mut engine = Engine::new(game.rules_arc(), 8);
+    let result = engine.search(game, limits, &mut Silent);
+    let mv = result.best.expect("a move");
+    (format_move(game.rules(), game.position(), &mv), result.score)
+}
+
+#[test]
+fn capturing_the_last_piece_is_a_win_in_one() {
+    // §0 End of game: the side left without pieces cannot move and loses.
+    let g = game("international", "W:W28,50:B23");
+    let (mv, score) = best(&g, &Limits::depth(4));
+    assert_eq!(mv, "28x19");
+    assert_eq!(score.kind(), ScoreKind::WinIn(1));
+}
+
+#[test]
+fn a_lost_position_is_a_loss_in_two() {
+    // International (4.01). Black's last man, on 32 (d4), must step to 37 (c3) or 38 (e3); every
+    // such square is next to a White man on 41/42/43 with an empty square behind, so White then
+    // captures the last piece and Black, without pieces, loses (§0): a loss in 2 plies.
+    let g = game("international", "B:W41,42,43,47,48,49:B32");
+    let (_, score) = best(&g, &Limits::depth(6));
+    assert_eq!(score.kind(), ScoreKind::LossIn(2), "{score:?}");
+}
+
+#[test]
+fn a_waiting_move_wins_in_three() {
+    // The same, with White to move and a king on 1 (b10) that neither attacks 32 nor can be
+    // attacked: White has no capture, so the fastest win is a quiet king move (ply 1), Black's
+    // forced step (ply 2) and the capture of the last piece (ply 3).
+    let g = game("international", "W:WK1,41,42,43,47,48,49:B32");
+    let (_, score) = best(&g, &Limits::depth(6));
+    assert_eq!(score.kind(), ScoreKind::WinIn(3), "{score:?}");
+}
+
+#[test]
+fn one_piece_each_is_a_draw_in_turkish() {
+    // 1.01: White's man on d4 must capture d5 (its only move), which leaves one piece each: a
+    // draw by 1.01 End, not a material gain.
+    let g = game("turkish", "W:Wd4:Bd5,a8");
+    let (mv, score) = best(&g, &Limits::depth(5));
+    assert_eq!(mv, "d4xd6");
+    assert_eq!(score, Score::DRAW);
+}
+
+#[test]
+fn fixed_depth_search_repeats_exactly() {
+    let g = game("international", "W:W26,27,34,35,37-43,45-50:B1-5,7-13,15-18,23,30");
+    let run = || {
+        let mut engine = Engine::new(g.rules_arc(), 8);
+        let r = engine.search(&g, &Limits::depth(8), &mut Silent);
+        (r.best, r.score, r.nodes, r.pv)
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn every_iteration_is_reported() {
+    let g = Game::new(Arc::new(
+        Rules::<u64>::new(Catalogue::builtin().get("dameo").unwrap()).unwrap(),
+    ));
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    let mut depths = Vec::new();
+    let mut report = |info: &Info<u64>| {
+        assert!(!info.pv.is_empty());
+        depths.push(info.depth);
+    };
+    let result = engine.search(&g, &Limits::depth(5), &mut report);
+    assert_eq!(depths, vec![1, 2, 3, 4, 5]);
+    assert!(g.legal_moves().contains(&result.best.unwrap()));
+}
+
+#[test]
+fn stop_ends_an_infinite_search_with_a_legal_move() {
+    let g = Game::new(Arc::new(
+        Rules::<u64>::new(Catalogue::builtin().get("turkish").unwrap()).unwrap(),
+    ));
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    engine.set_threads(2);
+    let stop = engine.stop_flag();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+    });
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let result = engine.search(&g, &limits, &mut Silent);
+    stopper.join().unwrap();
+    assert!(g.legal_moves().contains(&result.best.unwrap()));
+}
+
+#[test]
+fn node_and_time_limits_stop_the_search() {
+    let g = Game::new(Arc::new(
+        Rules::<u64>::new(Catalogue::builtin().get("international").unwrap()).unwrap(),
+    ));
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    let result = engine.search(
+        &g,
+        &Limits {
+            nodes: Some(20_000),
+            ..Limits::default()
+        },
+        &mut Silent,
+    );
+    // Checked every 1024 nodes.
+    assert!(result.nodes <= 20_000 + 1024, "{}", result.nodes);
+    assert!(g.legal_moves().contains(&result.best.unwrap()));
+    let result = engine.search(&g, &Limits::move_time(Duration::from_millis(50)), &mut Silent);
+    assert!(g.legal_moves().contains(&result.best.unwrap()));
+}
+
+#[test]
+fn a_finished_position_has_no_best_move() {
+    let g = game("turkish", "W:Wa7:Ba8,b7,c7");
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    let result = engine.search(&g, &Limits::depth(3), &mut Silent);
+    assert!(result.best.is_none());
+    assert_eq!(result.score.kind(), ScoreKind::LossIn(0));
+}

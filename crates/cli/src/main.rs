@@ -26,6 +26,20 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve the web page to play and study every variant (then open the printed address).
+    Serve {
+        /// Address to listen on (localhost by default).
+        #[arg(long, default_value = "127.0.0.1")]
+        host: String,
+        #[arg(long, default_value_t = 8080)]
+        port: u16,
+        /// SQLite database that keeps the games.
+        #[arg(long, default_value = "damspel.db")]
+        db: PathBuf,
+        /// Engine searches allowed to run at the same time.
+        #[arg(long, default_value_t = 2)]
+        searches: usize,
+    },
     /// List the variants: id, name, family and board.
     Variants {
         #[arg(long)]
@@ -89,6 +103,60 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Play a game against the engine in the terminal.
+    Play {
+        /// Variant id or alias.
+        id: String,
+        /// Seconds the engine thinks per move (default 2 when no depth is given).
+        #[arg(long)]
+        time: Option<f64>,
+        /// Depth the engine searches per move.
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Your colour: white or black (default white).
+        #[arg(long)]
+        color: Option<String>,
+        /// Start from this position (PDN FEN) instead of the start position.
+        #[arg(long)]
+        fen: Option<String>,
+    },
+    /// Fit the evaluation weights to self-play games (Texel's method) and write a weights file.
+    Tune {
+        /// Variant id or alias.
+        id: String,
+        /// Self-play games to generate.
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+        /// Search depth of the self-play games.
+        #[arg(long, default_value_t = 4)]
+        depth: u32,
+        /// Where to write the weights (default weights/ID.toml).
+        #[arg(long)]
+        out: Option<String>,
+        /// Games played at the same time.
+        #[arg(long, default_value_t = 2)]
+        concurrency: usize,
+        /// Seed of the openings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Weights file the games are played with and the fit starts from (default: the
+        /// weights derived from the rules).
+        #[arg(long)]
+        weights: Option<String>,
+        /// Random plies of each opening.
+        #[arg(long, default_value_t = 8)]
+        openings: usize,
+        /// Adjudicate a draw after this many plies.
+        #[arg(long, default_value_t = 300)]
+        max_plies: usize,
+        /// Plies at the start of each game whose positions are not used.
+        #[arg(long, default_value_t = 12)]
+        skip: usize,
+        /// Ridge strength pulling the weights toward the starting ones: this times the sum of
+        /// the squared changes in men is added to the error (0: none).
+        #[arg(long, default_value_t = 0.001)]
+        ridge: f64,
+    },
     /// Play a match between two engines: score, Elo with its 95% error, games in PDN.
     Match {
         /// Variant id or alias.
@@ -121,6 +189,34 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Search fixed positions of several variants to a fixed depth: total nodes and speed.
+    Bench {
+        /// Depth of every search.
+        #[arg(long, default_value_t = 9)]
+        depth: u32,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Speak the Hub protocol (Scan's) on standard input and output, as an engine for GUIs.
+    Hub,
+    /// Play over DXP (DamExchange) on TCP, 10x10 variants: listen for or connect to a peer.
+    Dxp {
+        /// Variant id (a 10x10 dark-squares variant).
+        #[arg(long, default_value = "international")]
+        variant: String,
+        /// Wait for a peer on this address (e.g. 127.0.0.1:27531).
+        #[arg(long, conflicts_with = "connect")]
+        listen: Option<String>,
+        /// Connect to a peer at this address and propose the game.
+        #[arg(long)]
+        connect: Option<String>,
+        /// Seconds per move.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Depth per move.
+        #[arg(long)]
+        depth: Option<u32>,
+    },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies.
@@ -135,6 +231,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = catalogue::load(&cli.variant_files).and_then(|catalogue| match cli.command {
+        Command::Serve {
+            host,
+            port,
+            db,
+            searches,
+        } => commands::serve::run(catalogue, &host, port, db, searches),
         Command::Variants { json } => commands::variants::run(&catalogue, json),
         Command::Rules { id, json } => commands::rules::run(&catalogue, &id, json),
         Command::Moves { id, fen, json } => {
@@ -178,6 +280,50 @@ fn main() -> ExitCode {
                 json,
             },
         ),
+        Command::Play {
+            id,
+            time,
+            depth,
+            color,
+            fen,
+        } => commands::play::run(
+            &catalogue,
+            &commands::play::Args {
+                id: &id,
+                time,
+                depth,
+                color: color.as_deref(),
+                fen: fen.as_deref(),
+            },
+        ),
+        Command::Tune {
+            id,
+            games,
+            depth,
+            out,
+            concurrency,
+            seed,
+            weights,
+            openings,
+            max_plies,
+            skip,
+            ridge,
+        } => commands::tune::run(
+            &catalogue,
+            &commands::tune::Args {
+                id: &id,
+                games,
+                depth,
+                out: out.as_deref(),
+                concurrency,
+                seed,
+                weights: weights.as_deref(),
+                openings,
+                max_plies,
+                skip,
+                ridge,
+            },
+        ),
         Command::Match {
             id,
             engines,
@@ -204,6 +350,24 @@ fn main() -> ExitCode {
                 seed,
             },
         ),
+        Command::Hub => commands::hub::run(&catalogue),
+        Command::Dxp {
+            variant,
+            listen,
+            connect,
+            time,
+            depth,
+        } => commands::dxp::run(
+            &catalogue,
+            &commands::dxp::Args {
+                variant: &variant,
+                listen: listen.as_deref(),
+                connect: connect.as_deref(),
+                time,
+                depth,
+            },
+        ),
+        Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
         Command::PerftTable { depth, threads } => {
             commands::perft_table::run(&catalogue, depth, threads)
         }

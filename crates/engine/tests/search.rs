@@ -19,7 +19,10 @@ fn best(game: &Game<u64>, limits: &Limits) -> (String, Score) {
     let mut engine = Engine::new(game.rules_arc(), 8);
     let result = engine.search(game, limits, &mut Silent);
     let mv = result.best.expect("a move");
-    (format_move(game.rules(), game.position(), &mv), result.score)
+    (
+        format_move(game.rules(), game.position(), &mv),
+        result.score,
+    )
 }
 
 #[test]
@@ -63,7 +66,10 @@ fn one_piece_each_is_a_draw_in_turkish() {
 
 #[test]
 fn fixed_depth_search_repeats_exactly() {
-    let g = game("international", "W:W26,27,34,35,37-43,45-50:B1-5,7-13,15-18,23,30");
+    let g = game(
+        "international",
+        "W:W26,27,34,35,37-43,45-50:B1-5,7-13,15-18,23,30",
+    );
     let run = || {
         let mut engine = Engine::new(g.rules_arc(), 8);
         let r = engine.search(&g, &Limits::depth(8), &mut Silent);
@@ -126,7 +132,11 @@ fn node_and_time_limits_stop_the_search() {
     // Checked every 1024 nodes.
     assert!(result.nodes <= 20_000 + 1024, "{}", result.nodes);
     assert!(g.legal_moves().contains(&result.best.unwrap()));
-    let result = engine.search(&g, &Limits::move_time(Duration::from_millis(50)), &mut Silent);
+    let result = engine.search(
+        &g,
+        &Limits::move_time(Duration::from_millis(50)),
+        &mut Silent,
+    );
     assert!(g.legal_moves().contains(&result.best.unwrap()));
 }
 

@@ -1,11 +1,17 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod bench;
+pub mod dxp;
+pub mod hub;
 pub mod matches;
 pub mod moves;
 pub mod perft;
 pub mod perft_table;
+pub mod play;
 pub mod rules;
+pub mod serve;
+pub mod tune;
 pub mod variants;
 
 use anyhow::Result;

@@ -1,0 +1,1 @@
+//! DXP, the DamExchange protocol: being written.

@@ -1,0 +1,1 @@
+//! The Hub protocol (Scan 3.1 / Hub 2.1): being written.

@@ -1,0 +1,211 @@
+//! The JSON API as a client uses it: games, moves, engine, undo/redo, import/export, errors.
+
+mod common;
+
+use common::{get, post, temp_db, TestServer};
+use serde_json::{json, Value};
+
+fn notations(state: &Value) -> Vec<String> {
+    state["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["notation"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_against_the_engine() {
+    let server = TestServer::start(temp_db("game"), 2).await;
+    let c = reqwest::Client::new();
+    let (status, variants) = get(&c, &server.url("/api/variants")).await;
+    assert_eq!(status, 200);
+    assert_eq!(variants["variants"].as_array().unwrap().len(), 50);
+
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "engine_time": 0.05}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    // Turkish start (1.01): 8 moves, all forward steps of the rank-3 men.
+    assert_eq!(state["legal"].as_array().unwrap().len(), 8);
+    assert_eq!(state["side_to_move"], "white");
+    assert_eq!(state["engine_to_move"], false);
+
+    let (status, state) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/move")),
+        json!({"move": "d3-d4"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["engine_to_move"], true);
+    let (status, state) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/engine")),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(notations(&state).len(), 2);
+    assert_eq!(state["side_to_move"], "white");
+
+    // Errors: 422 for an illegal move, 400 for bad JSON, 404 for an unknown game.
+    let (status, e) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/move")),
+        json!({"move": "a2-a5"}),
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert!(
+        e["error"].as_str().unwrap().contains("not a legal move"),
+        "{e}"
+    );
+    let r = c
+        .post(server.url(&format!("/api/games/{id}/move")))
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let (status, _) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/move")),
+        json!({"mv": "d4-d5"}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _) = get(&c, &server.url("/api/games/zzzz")).await;
+    assert_eq!(status, 404);
+
+    // Undo and redo.
+    let (_, state) = post(&c, &server.url(&format!("/api/games/{id}/undo")), json!({})).await;
+    assert_eq!(notations(&state).len(), 1);
+    assert_eq!(state["redo"], 1);
+    let (_, state) = post(&c, &server.url(&format!("/api/games/{id}/redo")), json!({})).await;
+    assert_eq!(notations(&state).len(), 2);
+    assert_eq!(state["redo"], 0);
+
+    // PDN export, and import of that PDN into a new game with the same moves.
+    let pdn = c
+        .get(server.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(pdn.contains("1. d3-d4"), "{pdn}");
+    let (status, imported) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({"variant": "turkish", "pdn": pdn}),
+    )
+    .await;
+    assert_eq!(status, 201, "{imported}");
+    assert_eq!(notations(&imported), notations(&state));
+
+    let (status, list) = get(&c, &server.url("/api/games")).await;
+    assert_eq!(status, 200);
+    assert_eq!(list.as_array().unwrap().len(), 2);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_gets_a_4xx_with_a_message() {
+    let server = TestServer::start(temp_db("bad"), 1).await;
+    let c = reqwest::Client::new();
+    let games = server.url("/api/games");
+    for (body, status) in [
+        (json!({"variant": "nosuch"}), 422),
+        (json!({"variant": "international", "fen": "W:W51"}), 422),
+        (json!({"variant": "international", "fen": "W:W3"}), 422),
+        (json!({"variant": "turkish", "engine_time": 99}), 422),
+        (json!({"variant": "turkish", "engine_time": -1}), 422),
+        (json!({"variant": "turkish", "white": "robot"}), 400),
+        (json!({"variant": 5}), 400),
+        (json!({"variant": "turkish", "pdn": "1. d3-d5"}), 422),
+        (json!({"variant": "turkish", "pdn": "[Event \"x\""}), 422),
+    ] {
+        let (got, e) = post(&c, &games, body.clone()).await;
+        assert_eq!(got, status, "{body} -> {e}");
+        assert!(
+            e["error"].as_str().is_some_and(|m| !m.is_empty()),
+            "{body} -> {e}"
+        );
+    }
+    let (status, e) = post(
+        &c,
+        &server.url("/api/positions/check"),
+        json!({"variant": "turkish", "fen": "W:Wa1,a1"}),
+    )
+    .await;
+    assert_eq!(status, 422, "{e}");
+    let (status, ok) = post(
+        &c,
+        &server.url("/api/positions/check"),
+        json!({"variant": "international", "fen": "W:W50,49,48:B1"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(ok["fen"], "W:W48-50:B1");
+    // A finished game refuses moves and engine searches with 409.
+    let (_, state) = post(
+        &c,
+        &games,
+        json!({"variant": "turkish", "fen": "W:Wa7:Ba8,b7,c7"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap();
+    assert_eq!(state["outcome"]["winner"], "black");
+    let (status, _) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/engine")),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 409);
+    let (status, _) = post(&c, &server.url(&format!("/api/games/{id}/undo")), json!({})).await;
+    assert_eq!(status, 409, "nothing to take back");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_resumes_every_game() {
+    let db = temp_db("restart");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "dameo", "white": "human", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut state = state;
+    for _ in 0..6 {
+        let mv = state["legal"][0]["full"].as_str().unwrap().to_string();
+        state = post(
+            &c,
+            &server.url(&format!("/api/games/{id}/move")),
+            json!({"move": mv}),
+        )
+        .await
+        .1;
+    }
+    let (_, state) = post(&c, &server.url(&format!("/api/games/{id}/undo")), json!({})).await;
+    // Shut down while the game is in progress, then start again on the same database.
+    server.stop().await;
+    let server = TestServer::start(db, 1).await;
+    let (status, again) = get(&c, &server.url(&format!("/api/games/{id}"))).await;
+    assert_eq!(status, 200);
+    assert_eq!(notations(&again), notations(&state));
+    assert_eq!(again["fen"], state["fen"]);
+    assert_eq!(again["redo"], 1, "the undone move can still be redone");
+    server.stop().await;
+}

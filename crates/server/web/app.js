@@ -1,0 +1,1693 @@
+/* Damspel web page: plays every variant of the catalogue against the engine or between two
+ * people, through the JSON API of docs/api.md. Plain ES module, no build step, no network
+ * beyond the page's own server.
+ *
+ * Stable hooks for tests (all `data-` attributes; nothing else is a contract):
+ *
+ * Board container `[data-role="board"]` (id `board`):
+ *   data-mode            "play" | "editor" | "preview" (no game loaded yet)
+ *   data-game-id         current game id ("" when none)
+ *   data-variant         variant id
+ *   data-fen             current position (FEN, as the server gave it)
+ *   data-side-to-move    "white" | "black"
+ *   data-ply             number of plies played (history length)
+ *   data-redo            plies available to redo
+ *   data-human-to-move   "true" when a person may move now (game on, human's turn, nothing pending)
+ *   data-engine-thinking "true" while an engine search (move or hint) runs
+ *   data-busy            "true" while any request to the server is pending or the engine thinks
+ *   data-outcome         "" while the game goes on, else the result ("1-0", "0-1", "1/2-1/2", ...)
+ *   data-legal           JSON array of the legal moves: [{full, notation, from, to, path, captures}]
+ *   data-selected        square of the selected piece, or ""
+ *   data-choosing        "true" while the player must pick between captures that share from and to
+ *   data-route-options   JSON array of the squares that may be clicked next to pick the route
+ *   data-flipped         "true" when Black is at the bottom
+ * Squares: `[data-square="32"]` (every playable square, a1.. on all-squares boards, numbers on
+ *   dark-squares boards) with markers: data-target="true" (destination of the selected piece),
+ *   data-route-option="true" (next landing square to click while choosing a route),
+ *   data-must-capture="true" (its piece must capture), data-last="from|to|path|capture".
+ * Pieces: `[data-piece="white-man|white-king|black-man|black-king"]` with data-square.
+ * Route buttons (while choosing): `[data-action="pick-route"][data-full="..."]`.
+ * Buttons: data-action = new-game, games, undo, redo, flip, hint, engine-play, rules, share,
+ *   editor, start-game, rematch, close, copy-fen, copy-pdn, download-pdn, import, resume
+ *   (with data-game), editor-clear, editor-start, editor-check, editor-play, editor-exit.
+ * New game dialog `[data-dialog="new-game"]`: variant entries `[data-variant="turkish"]`,
+ *   radios `[data-opponent="engine|human"]`, `[data-color="white|black|random"]`,
+ *   `[data-field="engine-time"]` (seconds), presets `[data-time]`.
+ * Editor: tools `[data-tool="white-man|white-king|black-man|black-king|erase"]`, fields
+ *   data-field = editor-variant, editor-side, editor-fen, editor-players; `[data-role="editor-msg"]`.
+ * Other: `[data-role="result"]` (shown with data-result when the game is over),
+ *   `[data-role="movelist"]` with `[data-ply]` entries, `[data-role="engine-depth|engine-score|
+ *   engine-pv"]`, `[data-role="evalbar"]` (data-score, White's view), `[data-role="toasts"]`,
+ *   dialogs `[data-dialog="new-game|rules|share|games"]`, games list rows `[data-game]`.
+ * The URL holds the game: `#/game/ID` (a reload resumes it).
+ */
+
+const C = 100; // cell size in SVG units
+const MARGIN = 30; // room for the coordinates (left and bottom)
+const PAD = 8; // frame on the top and right
+
+const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+const other = (side) => (side === 'white' ? 'black' : 'white');
+const cap = (s) => (s ? s[0].toUpperCase() + s.slice(1) : s);
+
+const S = {
+  families: [],
+  variants: [], // summaries
+  details: new Map(), // id -> detail (with squares, rules, start_fen)
+  game: null,
+  detail: null, // detail of the shown variant
+  mode: 'preview',
+  previewPieces: [],
+  flipped: false,
+  sel: null,
+  choosing: null, // {from, to, cands, prefix}
+  pending: 0,
+  engine: null, // {kind: 'engine'|'hint', gameId, side}
+  enginePaused: false,
+  info: null,
+  evalWhite: null, // last score from White's view: {men}|{win}|{loss}
+  hint: null,
+  es: null,
+  esGame: null,
+  drag: null,
+  animateNext: true,
+  editor: null,
+  pick: null, // variant id picked in the new game dialog
+  settings: loadSettings(),
+};
+
+function loadSettings() {
+  const d = { variant: 'international', opponent: 'engine', color: 'white', time: 1 };
+  try {
+    return { ...d, ...JSON.parse(localStorage.getItem('damspel.settings') || '{}') };
+  } catch {
+    return d;
+  }
+}
+function saveSettings() {
+  try {
+    localStorage.setItem('damspel.settings', JSON.stringify(S.settings));
+  } catch { /* private mode */ }
+}
+
+/* ---------- server ---------- */
+
+class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+/** A request to the server; `track` false keeps it out of the pending count (engine searches,
+ * which are shown by S.engine instead). */
+async function api(method, path, body, track = true) {
+  if (track) S.pending++;
+  syncBoardAttrs();
+  try {
+    const opt = { method, headers: {} };
+    if (body !== undefined) {
+      opt.headers['Content-Type'] = 'application/json';
+      opt.body = JSON.stringify(body);
+    }
+    const r = await fetch(path, opt);
+    const text = await r.text();
+    let data = null;
+    try {
+      data = text ? JSON.parse(text) : null;
+    } catch {
+      data = text;
+    }
+    if (!r.ok) throw new ApiError(r.status, (data && data.error) || `${r.status} ${r.statusText}`);
+    return data;
+  } finally {
+    if (track) S.pending--;
+    syncBoardAttrs();
+  }
+}
+
+/** The engine searches for the game on the board (a search for a game left behind does not count). */
+function engineBusy() {
+  return !!(S.engine && S.game && S.engine.gameId === S.game.id);
+}
+
+async function variantDetail(id) {
+  if (!S.details.has(id)) {
+    const d = await api('GET', `/api/variants/${encodeURIComponent(id)}`);
+    d.byName = new Map(d.squares.map((s) => [s.name, s]));
+    d.byXY = new Map(d.squares.map((s) => [`${s.x},${s.y}`, s.name]));
+    d.order = new Map(d.squares.map((s, i) => [s.name, i]));
+    S.details.set(id, d);
+  }
+  return S.details.get(id);
+}
+
+/* ---------- toasts ---------- */
+
+function toast(msg, kind = 'error') {
+  const box = $('[data-role="toasts"]');
+  const el = document.createElement('div');
+  el.className = `toast ${kind}`;
+  el.setAttribute('data-toast', kind);
+  el.textContent = msg;
+  box.appendChild(el);
+  const life = kind === 'error' ? 4500 : 2200;
+  setTimeout(() => el.classList.add('out'), life);
+  setTimeout(() => el.remove(), life + 500);
+}
+
+/* ---------- FEN (client side: editor and previews) ---------- */
+
+function parseFen(detail, fen) {
+  const text = String(fen || '').trim().replace(/\.$/, '');
+  const parts = text.split(':');
+  const side = (parts[0] || '').toUpperCase();
+  if (side !== 'W' && side !== 'B') throw new Error('a FEN starts with W or B (the side to move)');
+  const pieces = new Map();
+  for (const raw of parts.slice(1)) {
+    const p = raw.trim();
+    if (!p) continue;
+    const c = p[0].toUpperCase();
+    if (c === 'H' || c === 'F') continue; // move counters some programs append
+    if (c !== 'W' && c !== 'B') throw new Error(`unexpected "${p}"`);
+    const color = c === 'W' ? 'white' : 'black';
+    for (let tok of p.slice(1).split(',')) {
+      tok = tok.trim();
+      if (!tok) continue;
+      const king = /^K/i.test(tok);
+      if (king) tok = tok.slice(1);
+      let names = [tok];
+      const m = /^(\d+)-(\d+)$/.exec(tok);
+      if (m) {
+        names = [];
+        for (let i = +m[1]; i <= +m[2]; i++) names.push(String(i));
+      }
+      for (const n of names) {
+        const name = detail.byName.has(n) ? n : n.toLowerCase();
+        if (!detail.byName.has(name)) throw new Error(`"${n}" is not a square of this board`);
+        pieces.set(name, { color, king });
+      }
+    }
+  }
+  return { side: side === 'W' ? 'white' : 'black', pieces };
+}
+
+function writeFen(detail, side, pieces) {
+  const list = (color) =>
+    [...pieces.entries()]
+      .filter(([, p]) => p.color === color)
+      .sort((a, b) => detail.order.get(a[0]) - detail.order.get(b[0]))
+      .map(([n, p]) => (p.king ? 'K' : '') + n)
+      .join(',');
+  return `${side === 'white' ? 'W' : 'B'}:W${list('white')}:B${list('black')}`;
+}
+
+function piecesFromMap(detail, map) {
+  return [...map.entries()].map(([square, p]) => {
+    const s = detail.byName.get(square);
+    return { square, x: s.x, y: s.y, color: p.color, king: p.king };
+  });
+}
+
+/* ---------- board drawing ---------- */
+
+const CROWN = 'M29 61 L26 38 L39 48 L50 31 L61 48 L74 38 L71 61 Z M29 65 H71 V71 H29 Z';
+
+function pieceDefs(prefix) {
+  const man = (color) => {
+    const w = color === 'white';
+    return `<g id="${prefix}-${color}-man">
+      <ellipse cx="50" cy="58" rx="39" ry="36" fill="rgba(0,0,0,.28)"/>
+      <circle cx="50" cy="54" r="38" fill="${w ? '#b9ab8f' : '#0b0b0b'}"/>
+      <circle cx="50" cy="49" r="38" fill="url(#${prefix}-g-${color})" stroke="${w ? '#8d8068' : '#000'}" stroke-width="2"/>
+      <circle cx="50" cy="49" r="27" fill="none" stroke="${w ? '#d3c6aa' : '#4a4a4a'}" stroke-width="3"/>
+      <circle cx="50" cy="49" r="17" fill="none" stroke="${w ? '#ddd2ba' : '#3c3c3c'}" stroke-width="2"/>
+    </g>`;
+  };
+  const king = (color) => {
+    const w = color === 'white';
+    return `<g id="${prefix}-${color}-king">
+      <use href="#${prefix}-${color}-man"/>
+      <path d="${CROWN}" transform="translate(50 49) scale(.62) translate(-50 -51)" fill="${w ? '#c9972b' : '#e3b548'}" stroke="${w ? '#7a5a12' : '#8a6414'}" stroke-width="3" stroke-linejoin="round"/>
+    </g>`;
+  };
+  return `<defs>
+    <radialGradient id="${prefix}-g-white" cx="38%" cy="32%" r="75%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e6dcc6"/></radialGradient>
+    <radialGradient id="${prefix}-g-black" cx="38%" cy="32%" r="75%"><stop offset="0" stop-color="#4a4a4a"/><stop offset="1" stop-color="#1a1a1a"/></radialGradient>
+    <marker id="${prefix}-arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="context-stroke"/></marker>
+    ${man('white')}${man('black')}${king('white')}${king('black')}
+  </defs>`;
+}
+
+/** Screen cell of board coordinates. */
+function cellOf(detail, x, y, flipped) {
+  const { width: w, height: h } = detail.board;
+  return flipped ? { cx: (w - 1 - x) * C, cy: y * C } : { cx: x * C, cy: (h - 1 - y) * C };
+}
+
+/**
+ * The board as SVG markup. opts: {pieces, flipped, coords, numbers, marks: Map(square -> Set of
+ * marks), arrows: [{squares, cls}], prefix, last}
+ */
+function boardSvg(detail, opts) {
+  const { width: w, height: h, squares: kind } = detail.board;
+  const flipped = !!opts.flipped;
+  const coords = opts.coords !== false;
+  const prefix = opts.prefix || 'b';
+  const left = coords ? MARGIN : PAD;
+  const bottom = coords ? MARGIN : PAD;
+  const vb = `${-left} ${-PAD} ${w * C + left + PAD} ${h * C + bottom + PAD}`;
+  const allSquares = kind === 'all';
+  let sq = '';
+  let nums = '';
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const { cx, cy } = cellOf(detail, x, y, flipped);
+      const name = detail.byXY.get(`${x},${y}`);
+      const darkCell = (x + y) % 2 === 0;
+      if (name === undefined) {
+        sq += `<rect class="sq off" x="${cx}" y="${cy}" width="${C}" height="${C}"/>`;
+        continue;
+      }
+      const marks = opts.marks?.get(name);
+      const attrs = [];
+      const cls = ['sq', allSquares ? (darkCell ? 'all-a' : 'all-b') : 'on'];
+      if (marks) {
+        for (const m of marks) {
+          if (m.startsWith('last-')) cls.push(m);
+          else cls.push(`m-${m}`);
+        }
+        if (marks.has('target')) attrs.push('data-target="true"');
+        if (marks.has('route')) attrs.push('data-route-option="true"');
+        if (marks.has('must')) attrs.push('data-must-capture="true"');
+        const last = ['from', 'to', 'path', 'capture'].filter((k) => marks.has(`last-${k}`));
+        if (last.length) attrs.push(`data-last="${last.join(' ')}"`);
+      }
+      sq += `<rect class="${cls.join(' ')}" data-square="${esc(name)}" x="${cx}" y="${cy}" width="${C}" height="${C}" ${attrs.join(' ')}/>`;
+      if (opts.numbers && !allSquares) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
+    }
+  }
+  // markers drawn over squares, under pieces
+  let mk = '';
+  if (opts.marks) {
+    for (const [name, marks] of opts.marks) {
+      const s = detail.byName.get(name);
+      if (!s) continue;
+      const { cx, cy } = cellOf(detail, s.x, s.y, flipped);
+      if (marks.has('last-capture')) mk += `<path class="mk-capture" d="M${cx + 36} ${cy + 36} l28 28 M${cx + 64} ${cy + 36} l-28 28"/>`;
+      if (marks.has('last-path')) mk += `<circle class="mk-path" cx="${cx + 50}" cy="${cy + 50}" r="7"/>`;
+    }
+  }
+  let arrows = '';
+  let under = '';
+  for (const a of opts.arrows || []) {
+    const pts = a.squares.map((n) => {
+      const s = detail.byName.get(n);
+      const { cx, cy } = cellOf(detail, s.x, s.y, flipped);
+      return `${cx + 50},${cy + 50}`;
+    });
+    const line = `<polyline class="arrow ${a.cls || ''}" points="${pts.join(' ')}" marker-end="url(#${prefix}-arrow)"/>`;
+    if (pts.length < 2) continue;
+    if (a.under) under += line;
+    else arrows += line;
+  }
+  let targets = '';
+  if (opts.marks) {
+    const occupied = new Set((opts.pieces || []).map((p) => p.square));
+    for (const [name, marks] of opts.marks) {
+      if (marks.has('must')) {
+        const s = detail.byName.get(name);
+        const { cx, cy } = cellOf(detail, s.x, s.y, flipped);
+        targets += `<circle class="must-ring" cx="${cx + 50}" cy="${cy + 50}" r="44"/>`;
+      }
+      if (!marks.has('target') && !marks.has('route')) continue;
+      const s = detail.byName.get(name);
+      const { cx, cy } = cellOf(detail, s.x, s.y, flipped);
+      if (occupied.has(name)) targets += `<circle class="tg ring" cx="${cx + 50}" cy="${cy + 50}" r="44"/>`;
+      else targets += `<circle class="tg ${marks.has('route') ? 'route' : 'dot'}" cx="${cx + 50}" cy="${cy + 50}" r="${marks.has('route') ? 20 : 16}"/>`;
+    }
+  }
+  let pcs = '';
+  for (const p of opts.pieces || []) {
+    const { cx, cy } = cellOf(detail, p.x, p.y, flipped);
+    const kindName = `${p.color}-${p.king ? 'king' : 'man'}`;
+    const marks = opts.marks?.get(p.square);
+    const cls = ['pc', p.color, p.king ? 'king' : 'man'];
+    if (marks?.has('must')) cls.push('must');
+    if (marks?.has('selected')) cls.push('selected');
+    pcs += `<g class="${cls.join(' ')}" data-piece="${kindName}" data-square="${esc(p.square)}" style="transform:translate(${cx}px,${cy}px)"><use href="#${prefix}-${kindName}"/></g>`;
+  }
+  let coordText = '';
+  if (coords) {
+    for (let x = 0; x < w; x++) {
+      const { cx } = cellOf(detail, x, 0, flipped);
+      coordText += `<text class="coord" x="${cx + 50}" y="${h * C + 22}">${String.fromCharCode(97 + x)}</text>`;
+    }
+    for (let y = 0; y < h; y++) {
+      const { cy } = cellOf(detail, 0, y, flipped);
+      coordText += `<text class="coord" x="${-MARGIN / 2}" y="${cy + 57}">${y + 1}</text>`;
+    }
+  }
+  return `<svg class="board-svg ${allSquares ? 'all' : 'dark'}" viewBox="${vb}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(detail.name)} board">
+    ${pieceDefs(prefix)}
+    <rect class="frame" x="${-left}" y="${-PAD}" width="${w * C + left + PAD}" height="${h * C + bottom + PAD}" rx="12"/>
+    <g class="squares">${sq}</g><g class="nums">${nums}</g><g class="marks">${mk}</g>
+    <g class="under">${under}</g><g class="targets">${targets}</g>
+    <g class="pieces">${pcs}</g><g class="arrows">${arrows}</g>
+    ${coordText}
+  </svg>`;
+}
+
+/* ---------- main board ---------- */
+
+function humanToMove() {
+  const g = S.game;
+  return !!(S.mode === 'play' && g && !g.outcome && g[g.side_to_move] === 'human' && !engineBusy() && S.pending === 0 && g.legal.length);
+}
+
+function movesFrom(sq) {
+  return (S.game?.legal || []).filter((m) => m.from === sq);
+}
+
+function currentMarks() {
+  const marks = new Map();
+  const add = (sq, m) => {
+    if (!marks.has(sq)) marks.set(sq, new Set());
+    marks.get(sq).add(m);
+  };
+  if (S.mode === 'editor') return marks;
+  const g = S.game;
+  if (!g) return marks;
+  const last = g.history[g.history.length - 1];
+  if (last) {
+    add(last.from, 'last-from');
+    add(last.to, 'last-to');
+    for (const p of last.path.slice(0, -1)) add(p, 'last-path');
+    for (const c of last.captures) add(c, 'last-capture');
+  }
+  const mine = g[g.side_to_move] === 'human' && !g.outcome;
+  if (mine) for (const s of g.must_capture || []) add(s, 'must');
+  if (S.choosing) {
+    add(S.choosing.from, 'selected');
+    for (const s of routeOptions()) add(s, 'route');
+    for (const s of S.choosing.prefix) add(s, 'route-done');
+  } else if (S.sel) {
+    add(S.sel, 'selected');
+    for (const m of movesFrom(S.sel)) add(m.to, 'target');
+  }
+  return marks;
+}
+
+function currentArrows() {
+  const arrows = [];
+  if (S.hint && S.game && S.hint.gameId === S.game.id && S.hint.fen === S.game.fen) {
+    arrows.push({ squares: [S.hint.from, ...S.hint.path], cls: 'hint' });
+  }
+  if (S.choosing) {
+    for (const c of remainingRoutes()) arrows.push({ squares: [c.from, ...c.path], cls: 'route', under: true });
+  }
+  return arrows;
+}
+
+function shownPieces() {
+  if (S.mode === 'editor') return piecesFromMap(S.editor.detail, S.editor.pieces);
+  if (S.mode === 'play' && S.game) return S.game.pieces;
+  return S.previewPieces;
+}
+
+function renderBoard(anim) {
+  const el = $('#board');
+  const detail = S.mode === 'editor' ? S.editor.detail : S.detail;
+  if (!detail) {
+    el.innerHTML = '';
+    return;
+  }
+  const pieces = shownPieces();
+  el.innerHTML = boardSvg(detail, {
+    pieces,
+    flipped: S.flipped,
+    coords: true,
+    numbers: true,
+    marks: currentMarks(),
+    arrows: currentArrows(),
+    prefix: 'mb',
+  });
+  el.classList.toggle('editing', S.mode === 'editor');
+  if (anim) animateMove(detail, anim);
+  syncBoardAttrs();
+}
+
+/** Slides the piece of the last move along its path; the captured pieces fade out. */
+function animateMove(detail, { move, captured }) {
+  const svg = $('#board svg');
+  const pieceEl = svg && svg.querySelector(`.pieces [data-square="${CSS.escape(move.to)}"]`);
+  if (!pieceEl || !pieceEl.animate) return;
+  const stops = [move.from, ...move.path].map((n) => {
+    const s = detail.byName.get(n);
+    const { cx, cy } = cellOf(detail, s.x, s.y, S.flipped);
+    return { transform: `translate(${cx}px,${cy}px)` };
+  });
+  const duration = Math.min(140 + 110 * (stops.length - 1), 700);
+  pieceEl.animate(stops, { duration, easing: 'ease-in-out' });
+  const layer = svg.querySelector('.pieces');
+  captured.forEach((p, i) => {
+    const s = detail.byName.get(p.square);
+    if (!s) return;
+    const { cx, cy } = cellOf(detail, s.x, s.y, S.flipped);
+    const g = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+    g.setAttribute('class', 'pc ghost');
+    g.style.transform = `translate(${cx}px,${cy}px)`;
+    g.innerHTML = `<use href="#mb-${p.color}-${p.king ? 'king' : 'man'}"/>`;
+    layer.insertBefore(g, layer.firstChild);
+    const at = (duration * (i + 1)) / (captured.length + 1);
+    const a = g.animate([{ opacity: 1 }, { opacity: 1, offset: at / (duration + 120) }, { opacity: 0 }], { duration: duration + 120, fill: 'forwards' });
+    a.onfinish = () => g.remove();
+  });
+}
+
+function syncBoardAttrs() {
+  const el = $('#board');
+  if (!el) return;
+  const g = S.game;
+  const set = (k, v) => el.setAttribute(`data-${k}`, v);
+  set('mode', S.mode);
+  set('game-id', S.mode === 'play' && g ? g.id : '');
+  set('variant', (S.mode === 'editor' ? S.editor?.detail?.id : S.detail?.id) || '');
+  set('fen', S.mode === 'play' && g ? g.fen : '');
+  set('side-to-move', g ? g.side_to_move : '');
+  set('ply', g ? g.history.length : 0);
+  set('redo', g ? g.redo : 0);
+  set('human-to-move', humanToMove() ? 'true' : 'false');
+  set('engine-thinking', engineBusy() ? 'true' : 'false');
+  set('busy', S.pending > 0 || engineBusy() ? 'true' : 'false');
+  set('outcome', g && g.outcome ? g.outcome.result : '');
+  set('legal', JSON.stringify(S.mode === 'play' && g ? g.legal.map(({ full, notation, from, to, path, captures }) => ({ full, notation, from, to, path, captures })) : []));
+  set('selected', S.sel || '');
+  set('choosing', S.choosing ? 'true' : 'false');
+  set('route-options', JSON.stringify(S.choosing ? routeOptions() : []));
+  set('flipped', S.flipped ? 'true' : 'false');
+  syncControls();
+}
+
+/* ---------- choosing a piece, a destination, a route ---------- */
+
+function remainingRoutes() {
+  const c = S.choosing;
+  if (!c) return [];
+  return c.cands.filter((m) => c.prefix.every((s, i) => m.path[i] === s));
+}
+
+function routeOptions() {
+  const c = S.choosing;
+  if (!c) return [];
+  const opts = new Set();
+  for (const m of remainingRoutes()) if (m.path.length > c.prefix.length) opts.add(m.path[c.prefix.length]);
+  return [...opts];
+}
+
+function select(sq) {
+  S.sel = sq;
+  S.choosing = null;
+  renderBoard();
+  renderRouteChoice();
+}
+
+function deselect() {
+  if (!S.sel && !S.choosing) return;
+  S.sel = null;
+  S.choosing = null;
+  renderBoard();
+  renderRouteChoice();
+}
+
+function chooseDestination(to) {
+  const cands = movesFrom(S.sel).filter((m) => m.to === to);
+  if (!cands.length) return false;
+  if (cands.length === 1) {
+    submitMove(cands[0]);
+    return true;
+  }
+  S.choosing = { from: S.sel, to, cands, prefix: [] };
+  advanceRoute();
+  return true;
+}
+
+/** A capture entered jump by jump: the first landing square of one or more multi-jump captures. */
+function startStepwise(sq) {
+  const cands = movesFrom(S.sel).filter((m) => m.path.length > 1 && m.path[0] === sq);
+  if (!cands.length) return false;
+  S.choosing = { from: S.sel, to: null, cands, prefix: [sq] };
+  advanceRoute();
+  return true;
+}
+
+/** Takes the landing squares every remaining route shares; plays the move once one is left. */
+function advanceRoute() {
+  const c = S.choosing;
+  for (;;) {
+    const rem = remainingRoutes();
+    if (rem.length === 1) {
+      submitMove(rem[0]);
+      return;
+    }
+    const opts = routeOptions();
+    const complete = rem.some((m) => m.path.length === c.prefix.length);
+    if (opts.length === 1 && !complete) c.prefix.push(opts[0]);
+    else break;
+  }
+  renderBoard();
+  renderRouteChoice();
+}
+
+function clickRouteSquare(sq) {
+  const c = S.choosing;
+  if (routeOptions().includes(sq)) {
+    c.prefix.push(sq);
+    advanceRoute();
+    return;
+  }
+  // A route whose path is exactly the chosen prefix ends here: clicking its end square picks it.
+  const done = remainingRoutes().find((m) => m.path.length === c.prefix.length && m.to === sq);
+  if (done) {
+    submitMove(done);
+    return;
+  }
+  // The final square of some remaining routes: keep those.
+  const ending = remainingRoutes().filter((m) => m.to === sq);
+  if (ending.length) {
+    c.cands = ending;
+    c.to = sq;
+    advanceRoute();
+    return;
+  }
+  deselect();
+}
+
+function renderRouteChoice() {
+  const box = $('[data-role="route-choice"]');
+  if (!S.choosing) {
+    box.hidden = true;
+    box.innerHTML = '';
+    return;
+  }
+  const rem = remainingRoutes();
+  box.hidden = false;
+  const head = S.choosing.to
+    ? `Several captures go from <b>${esc(S.choosing.from)}</b> to <b>${esc(S.choosing.to)}</b>: click the next landing square on the board, or pick one.`
+    : `Capture from <b>${esc(S.choosing.from)}</b> over <b>${esc(S.choosing.prefix.join(', '))}</b>: click the next landing square, or pick one.`;
+  box.innerHTML = `<div class="route-head">${head}</div>
+    <div class="route-list">${rem
+      .map((m) => `<button type="button" class="chip route-btn" data-action="pick-route" data-full="${esc(m.full)}">${esc(m.full)} <small>×${m.captures.length}</small></button>`)
+      .join('')}<button type="button" class="chip ghost" data-action="cancel-route">Cancel</button></div>`;
+}
+
+function onSquare(sq) {
+  if (S.mode === 'editor') {
+    editorClick(sq);
+    return;
+  }
+  if (!humanToMove()) return;
+  if (S.choosing) {
+    clickRouteSquare(sq);
+    return;
+  }
+  if (S.sel) {
+    if (movesFrom(S.sel).some((m) => m.to === sq)) {
+      chooseDestination(sq);
+      return;
+    }
+    if (sq === S.sel) {
+      deselect();
+      return;
+    }
+    if (startStepwise(sq)) return;
+  }
+  if (movesFrom(sq).length) {
+    select(sq);
+    return;
+  }
+  const g = S.game;
+  const piece = g.pieces.find((p) => p.square === sq);
+  if (piece && piece.color === g.side_to_move && g.must_capture?.length) {
+    flashMust();
+    toast(`Capturing is compulsory: ${g.must_capture.join(', ')} must capture.`, 'info');
+  }
+  deselect();
+}
+
+function flashMust() {
+  const el = $('#board');
+  el.classList.remove('flash-must');
+  void el.offsetWidth;
+  el.classList.add('flash-must');
+}
+
+/* pointer handling: click, or press on a piece and drag it */
+
+function squareAt(clientX, clientY) {
+  const hit = document.elementFromPoint(clientX, clientY);
+  const sq = hit && hit.closest && hit.closest('#board [data-square]');
+  return sq && sq.tagName.toLowerCase() === 'rect' ? sq.getAttribute('data-square') : null;
+}
+
+function svgPoint(svg, clientX, clientY) {
+  const pt = svg.createSVGPoint();
+  pt.x = clientX;
+  pt.y = clientY;
+  return pt.matrixTransform(svg.getScreenCTM().inverse());
+}
+
+function installPointer() {
+  const board = $('#board');
+  board.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0) return;
+    const rect = e.target.closest && e.target.closest('rect[data-square]');
+    if (!rect) return;
+    const sq = rect.getAttribute('data-square');
+    const draggable = S.mode === 'play' && humanToMove() && !S.choosing && movesFrom(sq).length > 0;
+    const justSelected = draggable && S.sel !== sq;
+    if (justSelected) select(sq);
+    S.drag = { sq, x: e.clientX, y: e.clientY, draggable, justSelected, moving: false, ghost: null, id: e.pointerId };
+    if (draggable) {
+      try {
+        board.setPointerCapture(e.pointerId);
+      } catch { /* synthetic events */ }
+    }
+    e.preventDefault();
+  });
+  board.addEventListener('pointermove', (e) => {
+    const d = S.drag;
+    if (!d || !d.draggable || d.id !== e.pointerId) return;
+    const svg = $('#board svg');
+    if (!d.moving) {
+      if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < 6) return;
+      d.moving = true;
+      const pieceEl = svg.querySelector(`.pieces [data-square="${CSS.escape(d.sq)}"]`);
+      if (!pieceEl) return;
+      pieceEl.classList.add('lifted');
+      d.ghost = pieceEl.cloneNode(true);
+      d.ghost.removeAttribute('data-piece');
+      d.ghost.removeAttribute('data-square');
+      d.ghost.setAttribute('class', `${pieceEl.getAttribute('class')} dragging`);
+      svg.appendChild(d.ghost);
+    }
+    if (d.ghost) {
+      const p = svgPoint(svg, e.clientX, e.clientY);
+      d.ghost.style.transform = `translate(${p.x - 50}px,${p.y - 50}px) scale(1.08)`;
+    }
+  });
+  const finish = (e) => {
+    const d = S.drag;
+    if (!d || d.id !== e.pointerId) return;
+    S.drag = null;
+    if (d.moving) {
+      if (d.ghost) d.ghost.remove();
+      const target = squareAt(e.clientX, e.clientY);
+      const lifted = $('#board .lifted');
+      if (lifted) lifted.classList.remove('lifted');
+      if (target && target !== d.sq && S.sel && movesFrom(S.sel).some((m) => m.to === target)) {
+        S.animateNext = false;
+        chooseDestination(target);
+      }
+      return;
+    }
+    if (e.type === 'pointercancel') return;
+    const target = squareAt(e.clientX, e.clientY) || d.sq;
+    if (target !== d.sq) return;
+    if (d.justSelected) return;
+    onSquare(d.sq);
+  };
+  board.addEventListener('pointerup', finish);
+  board.addEventListener('pointercancel', finish);
+  board.addEventListener('contextmenu', (e) => {
+    if (S.mode === 'editor') e.preventDefault();
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && (S.sel || S.choosing) && !document.querySelector('dialog[open]')) deselect();
+  });
+}
+
+/* ---------- game state ---------- */
+
+function setGame(state, { animate = true } = {}) {
+  const old = S.game;
+  const sameGame = old && old.id === state.id;
+  let anim = null;
+  if (sameGame && animate && S.animateNext && state.history.length === old.history.length + 1) {
+    const move = state.history[state.history.length - 1];
+    const captured = move.captures.map((c) => old.pieces.find((p) => p.square === c)).filter(Boolean);
+    anim = { move, captured };
+  }
+  S.animateNext = true;
+  if (!sameGame) {
+    S.info = null;
+    S.evalWhite = null;
+    S.enginePaused = false;
+    S.hint = null;
+  }
+  S.game = state;
+  S.mode = S.mode === 'editor' ? 'editor' : 'play';
+  S.sel = null;
+  S.choosing = null;
+  if (S.mode !== 'editor') renderBoard(anim);
+  renderRouteChoice();
+  renderMoves();
+  renderStatus();
+  renderResult();
+  renderEngine();
+  if (!sameGame) connectEvents(state.id);
+  const want = `#/game/${state.id}`;
+  if (location.hash !== want) history.replaceState(null, '', want);
+  S.routeGame = state.id;
+  maybeEngine();
+  syncBoardAttrs();
+}
+
+async function loadGame(id) {
+  try {
+    const state = await api('GET', `/api/games/${encodeURIComponent(id)}`);
+    await showVariant(state.variant);
+    const h = state.white === 'engine' && state.black === 'human';
+    S.flipped = h;
+    if (S.mode === 'editor') exitEditor(false);
+    setGame(state, { animate: false });
+    return true;
+  } catch (err) {
+    toast(err.status === 404 ? 'That game is not stored here any more.' : `Could not load the game: ${err.message}`);
+    return false;
+  }
+}
+
+async function showVariant(id) {
+  const d = await variantDetail(id);
+  S.detail = d;
+  $('[data-role="variant-title"]').textContent = d.name;
+  document.title = `${d.name} · Damspel`;
+  return d;
+}
+
+function maybeEngine() {
+  const g = S.game;
+  if (!g || S.mode !== 'play' || !g.engine_to_move || g.outcome || engineBusy() || S.enginePaused) return;
+  runEngine();
+}
+
+async function runEngine() {
+  const g = S.game;
+  const mine = { kind: 'engine', gameId: g.id, side: g.side_to_move };
+  S.engine = mine;
+  S.info = null;
+  S.hint = null;
+  renderEngine();
+  renderStatus();
+  syncBoardAttrs();
+  try {
+    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/engine`, { time: g.engine_time }, false);
+    if (S.engine === mine) S.engine = null;
+    if (S.game && state.id === S.game.id) setGame(state);
+  } catch (err) {
+    if (S.engine === mine) S.engine = null;
+    if (S.game && S.game.id === g.id) {
+      S.enginePaused = true;
+      toast(`The engine could not move: ${err.message}`);
+      refreshGame();
+    }
+  } finally {
+    if (S.engine === mine) S.engine = null;
+    renderEngine();
+    renderStatus();
+    syncBoardAttrs();
+  }
+}
+
+async function refreshGame() {
+  if (!S.game) return;
+  try {
+    setGame(await api('GET', `/api/games/${encodeURIComponent(S.game.id)}`), { animate: false });
+  } catch { /* shown elsewhere */ }
+}
+
+async function submitMove(move) {
+  const g = S.game;
+  S.sel = null;
+  S.choosing = null;
+  S.hint = null;
+  S.enginePaused = false;
+  renderRouteChoice();
+  renderBoard();
+  try {
+    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/move`, { move: move.full });
+    if (S.game && state.id === S.game.id) setGame(state);
+  } catch (err) {
+    S.animateNext = true;
+    toast(`Move ${move.notation}: ${err.message}`);
+    refreshGame();
+  }
+}
+
+async function undo() {
+  const g = S.game;
+  if (!g || engineBusy() || !g.history.length) return;
+  const vsEngine = (g.white === 'engine') !== (g.black === 'engine');
+  try {
+    let state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/undo`);
+    // Against the engine, take back its reply too so that it is the player's turn again.
+    if (vsEngine && state.engine_to_move && state.history.length) {
+      state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/undo`);
+    }
+    S.enginePaused = state.engine_to_move;
+    setGame(state, { animate: false });
+  } catch (err) {
+    toast(`Undo: ${err.message}`);
+  }
+}
+
+async function redo() {
+  const g = S.game;
+  if (!g || engineBusy() || !g.redo) return;
+  try {
+    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/redo`);
+    // The engine waits while there are still moves to redo; it resumes once none are left.
+    S.enginePaused = state.engine_to_move && state.redo > 0;
+    setGame(state);
+  } catch (err) {
+    toast(`Redo: ${err.message}`);
+  }
+}
+
+async function hint() {
+  const g = S.game;
+  if (!g || g.outcome || engineBusy() || !g.legal.length) return;
+  const mine = { kind: 'hint', gameId: g.id, side: g.side_to_move };
+  S.engine = mine;
+  S.info = null;
+  renderEngine();
+  syncBoardAttrs();
+  try {
+    const time = Math.min(Math.max(g.engine_time || 1, 0.5), 10);
+    const h = await api('POST', `/api/games/${encodeURIComponent(g.id)}/hint`, { time }, false);
+    if (S.engine === mine) S.engine = null;
+    if (!S.game || S.game.id !== g.id) return;
+    const m = S.game.legal.find((l) => l.full === h.full) || S.game.legal.find((l) => l.notation === h.move);
+    S.hint = { gameId: g.id, fen: S.game.fen, move: h.move, full: h.full, score: h.score, pv: h.pv || [], from: m?.from, path: m?.path || [] };
+    if (h.score) S.evalWhite = toWhite(h.score, g.side_to_move);
+    renderBoard();
+  } catch (err) {
+    if (S.game && S.game.id === g.id) toast(`Hint: ${err.message}`);
+  } finally {
+    if (S.engine === mine) S.engine = null;
+    renderEngine();
+    syncBoardAttrs();
+  }
+}
+
+/* ---------- engine progress (server-sent events) ---------- */
+
+function connectEvents(id) {
+  if (S.es) S.es.close();
+  S.esGame = id;
+  if (!window.EventSource) return;
+  const es = new EventSource(`/api/games/${encodeURIComponent(id)}/events`);
+  S.es = es;
+  es.addEventListener('info', (e) => {
+    if (S.esGame !== id) return;
+    let info;
+    try {
+      info = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    S.info = info;
+    if (info.score && S.game) S.evalWhite = toWhite(info.score, (engineBusy() && S.engine.side) || S.game.side_to_move);
+    renderEngine();
+  });
+  es.addEventListener('state', (e) => {
+    if (S.esGame !== id || !S.game || S.game.id !== id) return;
+    if (S.pending > 0 || engineBusy()) return; // our own request's answer will follow
+    let st;
+    try {
+      st = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    if (st.id !== id) return;
+    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo) return;
+    setGame(st); // changed elsewhere (another tab)
+  });
+}
+
+function toWhite(score, side) {
+  const flip = side === 'black';
+  if (score.win_in !== undefined) return flip ? { loss: score.win_in } : { win: score.win_in };
+  if (score.loss_in !== undefined) return flip ? { win: score.loss_in } : { loss: score.loss_in };
+  const men = Number(score.men ?? 0);
+  return { men: flip ? -men : men };
+}
+
+function scoreText(s) {
+  if (!s) return '–';
+  if (s.win !== undefined) return `White wins in ${Math.ceil(s.win / 2)}`;
+  if (s.loss !== undefined) return `Black wins in ${Math.ceil(s.loss / 2)}`;
+  const v = s.men;
+  return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
+}
+
+function scoreShort(s) {
+  if (!s) return '0.0';
+  if (s.win !== undefined) return `#${Math.ceil(s.win / 2)}`;
+  if (s.loss !== undefined) return `#${Math.ceil(s.loss / 2)}`;
+  const v = s.men;
+  return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v) >= 10 ? Math.abs(v).toFixed(0) : Math.abs(v).toFixed(1)}`;
+}
+
+function whiteFraction(s) {
+  if (!s) return 0.5;
+  if (s.win !== undefined) return 1;
+  if (s.loss !== undefined) return 0;
+  return 0.5 + 0.5 * Math.tanh(s.men / 2.5);
+}
+
+function fmtNodes(n) {
+  if (n === undefined || n === null) return '–';
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}G`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+function renderEngine() {
+  const st = $('[data-role="engine-state"]');
+  const card = $('[data-role="engine"]');
+  const thinking = engineBusy();
+  card.classList.toggle('thinking', thinking);
+  st.textContent = thinking ? (S.engine.kind === 'hint' ? 'looking for a hint…' : 'thinking…') : S.game && S.game.outcome ? 'game over' : 'idle';
+  const info = S.info;
+  $('[data-role="engine-depth"]').textContent = info?.depth ?? '–';
+  $('[data-role="engine-nodes"]').textContent = fmtNodes(info?.nodes);
+  $('[data-role="engine-score"]').textContent = scoreText(S.evalWhite);
+  $('[data-role="engine-pv"]').innerHTML = (info?.pv || [])
+    .slice(0, 14)
+    .map((m, i) => `<span class="pv-move${i === 0 ? ' first' : ''}">${esc(m)}</span>`)
+    .join(' ');
+  const hintEl = $('[data-role="hint"]');
+  if (S.hint && S.game && S.hint.gameId === S.game.id && S.hint.fen === S.game.fen) {
+    hintEl.hidden = false;
+    hintEl.innerHTML = `Hint: <b>${esc(S.hint.move)}</b>${S.hint.score ? ` <span class="muted">(${esc(scoreText(toWhite(S.hint.score, S.game.side_to_move)))})</span>` : ''}`;
+  } else {
+    hintEl.hidden = true;
+  }
+  // evaluation bar
+  const bar = $('[data-role="evalbar"]');
+  const frac = whiteFraction(S.evalWhite);
+  bar.setAttribute('data-score', S.evalWhite ? scoreShort(S.evalWhite) : '');
+  bar.classList.toggle('flipped', S.flipped);
+  $('[data-role="evalbar-fill"]').style.setProperty('--white', `${(frac * 100).toFixed(1)}%`);
+  $('[data-role="evalbar-text"]').textContent = scoreShort(S.evalWhite);
+  bar.classList.toggle('white-ahead', frac >= 0.5);
+}
+
+/* ---------- move list, status, result ---------- */
+
+function renderMoves() {
+  const ol = $('[data-role="movelist"]');
+  const g = S.game;
+  if (!g || S.mode !== 'play') {
+    ol.innerHTML = '<li class="empty muted">No moves yet</li>';
+    return;
+  }
+  const h = g.history;
+  if (!h.length) {
+    ol.innerHTML = `<li class="empty muted">${esc(cap(g.side_to_move))} to move. No moves yet.</li>`;
+    return;
+  }
+  let html = '';
+  for (let i = 0; i < h.length; i += 2) {
+    const a = h[i];
+    const b = h[i + 1];
+    const cell = (m) =>
+      m ? `<span class="mv ${m.side}${m.ply === h.length ? ' current' : ''}" data-ply="${m.ply}" title="${esc(m.full)}">${esc(m.notation)}</span>` : '<span class="mv"></span>';
+    html += `<li><span class="no">${i / 2 + 1}.</span>${cell(a)}${cell(b)}</li>`;
+  }
+  if (g.outcome) html += `<li class="res"><span class="no"></span><span class="mv result">${esc(g.outcome.result)}</span></li>`;
+  ol.innerHTML = html;
+  const box = ol.parentElement;
+  box.scrollTop = box.scrollHeight;
+  ol.scrollTop = ol.scrollHeight;
+}
+
+function playerLabel(g, side) {
+  return g[side] === 'engine' ? 'Engine' : (g.white === 'human' && g.black === 'human' ? cap(side) : 'You');
+}
+
+function renderStatus() {
+  const el = $('[data-role="status"]');
+  const g = S.game;
+  if (S.mode === 'editor') {
+    el.innerHTML = '<span class="muted">Editing a position</span>';
+    return;
+  }
+  if (!g) {
+    el.innerHTML = '<span class="muted">Choose a variant and start a game.</span>';
+    return;
+  }
+  const side = g.side_to_move;
+  const who = playerLabel(g, side);
+  let text;
+  if (g.outcome) text = `<b>${esc(g.outcome.result)}</b> · ${esc(g.outcome.reason)}`;
+  else if (engineBusy() && S.engine.kind === 'engine') text = `<span class="dot ${side}"></span>${esc(cap(side))} to move · engine thinking<span class="dots"></span>`;
+  else if (g.engine_to_move) text = `<span class="dot ${side}"></span>${esc(cap(side))} to move · engine${S.enginePaused ? ' (paused)' : ''}`;
+  else text = `<span class="dot ${side}"></span>${esc(cap(side))} to move${who === 'You' ? ' · your turn' : ''}${g.must_capture?.length ? ' · <span class="must-note">capture!</span>' : ''}`;
+  el.setAttribute('data-side', side);
+  el.innerHTML = `<span class="players"><span class="dot white"></span>${esc(playerLabel(g, 'white'))} <span class="vs">–</span> <span class="dot black"></span>${esc(playerLabel(g, 'black'))}</span><span class="turn">${text}</span>`;
+}
+
+function renderResult() {
+  const el = $('[data-role="result"]');
+  const g = S.game;
+  if (!g || !g.outcome || S.mode !== 'play') {
+    el.hidden = true;
+    el.removeAttribute('data-result');
+    return;
+  }
+  const o = g.outcome;
+  const you = g.white === 'human' && g.black === 'engine' ? 'white' : g.black === 'human' && g.white === 'engine' ? 'black' : null;
+  let headline = o.winner ? `${cap(o.winner)} wins` : 'Draw';
+  if (you && o.winner) headline = o.winner === you ? 'You win!' : 'The engine wins';
+  el.hidden = false;
+  el.setAttribute('data-result', o.result);
+  el.innerHTML = `<div class="result-score">${esc(o.result)}</div><div class="result-text"><b>${esc(headline)}</b><span>${esc(o.reason)}</span></div>
+    <div class="row"><button type="button" class="btn primary" data-action="rematch">Play again</button><button type="button" class="btn" data-action="new-game">New game</button></div>`;
+}
+
+function syncControls() {
+  const g = S.game;
+  const playing = S.mode === 'play' && !!g;
+  const idle = !engineBusy() && S.pending === 0;
+  const dis = (a, d) => $$(`[data-action="${a}"]`).forEach((b) => (b.disabled = d));
+  dis('undo', !(playing && idle && g.history.length));
+  dis('redo', !(playing && idle && g.redo));
+  dis('hint', !(playing && idle && !g.outcome && g.legal.length && g[g.side_to_move] === 'human'));
+  const ep = $('[data-action="engine-play"]');
+  if (ep) {
+    ep.hidden = !(playing && g.engine_to_move && S.enginePaused && !g.outcome);
+    ep.disabled = !idle;
+  }
+  dis('share', !playing);
+}
+
+/* ---------- dialogs ---------- */
+
+function openDialog(name) {
+  const d = $(`[data-dialog="${name}"]`);
+  if (!d.open) d.showModal();
+  return d;
+}
+function closeDialogs() {
+  $$('dialog[open]').forEach((d) => d.close());
+}
+
+/* new game */
+
+function familyName(id) {
+  return S.families.find((f) => f.id === id)?.name || id;
+}
+
+function renderVariantList() {
+  const list = $('[data-role="variant-list"]');
+  const q = ($('[data-field="variant-filter"]').value || '').trim().toLowerCase();
+  const fams = [...S.families.map((f) => f.id)];
+  for (const v of S.variants) if (!fams.includes(v.family)) fams.push(v.family);
+  let html = '';
+  for (const fid of fams) {
+    const vs = S.variants.filter(
+      (v) => v.family === fid && (!q || `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q))
+    );
+    if (!vs.length) continue;
+    const [title, ...rest] = familyName(fid).split(':');
+    html += `<div class="family" data-family="${esc(fid)}"><div class="family-head"><b>${esc(title)}</b>${rest.length ? `<span>${esc(rest.join(':').trim())}</span>` : ''}</div>`;
+    for (const v of vs) {
+      const b = v.board || {};
+      html += `<button type="button" class="variant-item${S.pick === v.id ? ' is-picked' : ''}" data-variant="${esc(v.id)}">
+        <span class="vi-name">${esc(v.name)}</span>
+        <span class="vi-board">${b.width}×${b.height}${b.squares === 'dark' ? ' dark' : ''}</span>
+        <span class="vi-desc">${esc(v.description)}</span></button>`;
+    }
+    html += '</div>';
+  }
+  list.innerHTML = html || '<p class="muted">No variant matches.</p>';
+}
+
+function rulesHtml(d) {
+  const sections = (d.rules?.sections || [])
+    .map((s) => `<section><h4>${esc(s.title)}</h4><ul>${(s.lines || []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`)
+    .join('');
+  const rows = Array.isArray(d.rules?.diagram) ? d.rules.diagram : String(d.rules?.diagram || '').split('\n');
+  // rows of an all-squares board come without spaces: space them like the dark boards' rows
+  const diagram = rows.map((r) => (/\s/.test(r) ? r : r.split('').join(' '))).join('\n').replace(/^\n+|\n+$/g, '');
+  return `${diagram ? `<pre class="diagram">${esc(diagram)}</pre>` : ''}${sections}`;
+}
+
+function startPieces(d) {
+  try {
+    return piecesFromMap(d, parseFen(d, d.start_fen).pieces);
+  } catch {
+    return [];
+  }
+}
+
+async function pickVariant(id) {
+  S.pick = id;
+  $$('[data-variant]', $('[data-role="variant-list"]')).forEach((b) => b.classList.toggle('is-picked', b.getAttribute('data-variant') === id));
+  const info = $('[data-role="picked-info"]');
+  info.setAttribute('data-picked', id);
+  try {
+    const d = await variantDetail(id);
+    if (S.pick !== id) return;
+    const b = d.board;
+    info.innerHTML = `<div class="picked-top">
+        <div class="mini">${boardSvg(d, { pieces: startPieces(d), coords: false, prefix: 'pv' })}</div>
+        <div><h3>${esc(d.name)}</h3>
+        <div class="muted small">${esc(familyName(d.family).split(':')[0])} · ${b.width}×${b.height}, ${b.squares === 'dark' ? 'dark squares' : 'all squares'}${d.aliases?.length ? ` · also ${esc(d.aliases.join(', '))}` : ''}</div>
+        <p>${esc(d.description)}</p></div></div>
+      <details class="rules-details"><summary>Full rules</summary><div class="rules">${rulesHtml(d)}</div></details>`;
+  } catch (err) {
+    info.textContent = err.message;
+  }
+}
+
+function syncNewGameForm() {
+  const engine = $('[data-opponent="engine"]').checked;
+  $('[data-role="color-choice"]').disabled = !engine;
+  $('[data-role="strength"]').disabled = !engine;
+  $('[data-role="color-choice"]').classList.toggle('off', !engine);
+  $('[data-role="strength"]').classList.toggle('off', !engine);
+  const t = parseFloat($('[data-field="engine-time"]').value);
+  $$('[data-time]').forEach((c) => c.classList.toggle('on', parseFloat(c.getAttribute('data-time')) === t));
+}
+
+function openNewGame() {
+  const st = S.settings;
+  $('[data-field="variant-filter"]').value = '';
+  S.pick = S.game?.variant || S.detail?.id || st.variant;
+  renderVariantList();
+  $(`[data-opponent="${st.opponent === 'human' ? 'human' : 'engine'}"]`).checked = true;
+  const col = $(`[data-color="${st.color}"]`) || $('[data-color="white"]');
+  col.checked = true;
+  $('[data-field="engine-time"]').value = st.time;
+  syncNewGameForm();
+  openDialog('new-game');
+  pickVariant(S.pick);
+  const picked = $('[data-role="variant-list"] .is-picked');
+  if (picked) picked.scrollIntoView({ block: 'center' });
+}
+
+async function startGame(opts) {
+  const { variant, opponent, color, time, fen } = opts;
+  let white = 'human';
+  let black = 'human';
+  let side = color;
+  if (opponent === 'engine') {
+    if (side === 'random') side = Math.random() < 0.5 ? 'white' : 'black';
+    if (side === 'white') black = 'engine';
+    else white = 'engine';
+  }
+  const t = Math.min(Math.max(Number(time) || 1, 0.01), 10);
+  const state = await api('POST', '/api/games', { variant, fen: fen || null, white, black, engine_time: t });
+  await showVariant(state.variant);
+  S.flipped = white === 'engine' && black === 'human';
+  if (S.mode === 'editor') exitEditor(false);
+  S.game = null; // a new game: no animation from the previous one
+  setGame(state, { animate: false });
+  return state;
+}
+
+async function startFromDialog() {
+  const variant = S.pick;
+  if (!variant) {
+    toast('Pick a variant first.', 'info');
+    return;
+  }
+  const opponent = $('[data-opponent="engine"]').checked ? 'engine' : 'human';
+  const color = $('[data-color="black"]').checked ? 'black' : $('[data-color="random"]').checked ? 'random' : 'white';
+  const time = parseFloat($('[data-field="engine-time"]').value) || 1;
+  S.settings = { ...S.settings, variant, opponent, color, time };
+  saveSettings();
+  try {
+    closeDialogs();
+    await startGame({ variant, opponent, color, time });
+  } catch (err) {
+    toast(`Could not start the game: ${err.message}`);
+  }
+}
+
+async function rematch() {
+  const g = S.game;
+  if (!g) return;
+  const opponent = g.white === 'engine' || g.black === 'engine' ? 'engine' : 'human';
+  const color = g.white === 'human' ? 'white' : 'black';
+  const fen = g.start_fen !== S.detail?.start_fen ? g.start_fen : null;
+  try {
+    await startGame({ variant: g.variant, opponent, color, time: g.engine_time, fen });
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+/* rules */
+
+async function openRules() {
+  const id = S.mode === 'editor' ? S.editor.detail.id : S.detail?.id;
+  if (!id) return;
+  const d = await variantDetail(id);
+  $('[data-role="rules-title"]').textContent = d.name;
+  $('[data-role="rules-body"]').innerHTML = `<p class="lead">${esc(d.description)}</p>${rulesHtml(d)}`;
+  openDialog('rules');
+}
+
+/* FEN / PDN */
+
+function variantOptions(selected) {
+  const fams = [...S.families.map((f) => f.id)];
+  for (const v of S.variants) if (!fams.includes(v.family)) fams.push(v.family);
+  return fams
+    .map((fid) => {
+      const vs = S.variants.filter((v) => v.family === fid);
+      if (!vs.length) return '';
+      return `<optgroup label="${esc(familyName(fid).split(':')[0])}">${vs
+        .map((v) => `<option value="${esc(v.id)}"${v.id === selected ? ' selected' : ''}>${esc(v.name)}</option>`)
+        .join('')}</optgroup>`;
+    })
+    .join('');
+}
+
+function openShare() {
+  const g = S.game;
+  if (!g) return;
+  $('[data-field="fen-out"]').value = g.fen;
+  const a = $('[data-action="download-pdn"]');
+  a.href = `/api/games/${encodeURIComponent(g.id)}/pdn`;
+  a.setAttribute('download', `damspel-${g.variant}-${g.id}.pdn`);
+  $('[data-field="import-variant"]').innerHTML = variantOptions(g.variant);
+  openDialog('share');
+}
+
+async function copyText(text, what) {
+  try {
+    await navigator.clipboard.writeText(text);
+    toast(`${what} copied.`, 'ok');
+  } catch {
+    toast(`Select the ${what} and copy it by hand.`, 'info');
+  }
+}
+
+async function importGame() {
+  const variant = $('[data-field="import-variant"]').value;
+  const text = $('[data-field="import-text"]').value.trim();
+  if (!text) {
+    toast('Paste a FEN or a PDN game first.', 'info');
+    return;
+  }
+  const isFen = /^[WB]\s*:/i.test(text) && !text.includes('[') && !/\d\.\s/.test(text);
+  const [white, black] = ($('[data-field="import-players"]').value || 'human-human').split('-');
+  const engine_time = Math.min(Math.max(Number(S.settings.time) || 1, 0.01), 10);
+  const body = { variant, white, black, engine_time, ...(isFen ? { fen: text } : { pdn: text }) };
+  try {
+    const state = await api('POST', '/api/games/import', body);
+    closeDialogs();
+    $('[data-field="import-text"]').value = '';
+    await showVariant(state.variant);
+    S.flipped = state.white === 'engine' && state.black === 'human';
+    S.game = null;
+    if (S.mode === 'editor') exitEditor(false);
+    setGame(state, { animate: false });
+    toast('Imported.', 'ok');
+  } catch (err) {
+    toast(`Import: ${err.message}`);
+  }
+}
+
+/* past games */
+
+async function openGames() {
+  const box = $('[data-role="games-list"]');
+  box.innerHTML = '<p class="muted">Loading…</p>';
+  openDialog('games');
+  try {
+    const games = await api('GET', '/api/games');
+    if (!games.length) {
+      box.innerHTML = '<p class="muted">No games yet.</p>';
+      return;
+    }
+    const vname = (id) => S.variants.find((v) => v.id === id)?.name || id;
+    const who = (p) => (p === 'engine' ? 'Engine' : 'Human');
+    box.innerHTML = `<ul class="game-rows">${games
+      .map((g) => {
+        const when = g.updated ? new Date(g.updated) : null;
+        const whenText = when && !isNaN(when) ? when.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '';
+        return `<li data-game="${esc(g.id)}"${S.game?.id === g.id ? ' class="current"' : ''}>
+          <div class="g-main"><b>${esc(vname(g.variant))}</b>
+            <span class="muted small">${esc(who(g.white))} – ${esc(who(g.black))} · ${g.moves} ${g.moves === 1 ? 'ply' : 'plies'} · ${esc(whenText)}</span>
+            ${g.result ? `<span class="small">${esc(g.result)} · ${esc(g.reason || '')}</span>` : '<span class="small live">in progress</span>'}</div>
+          <div class="g-actions"><button type="button" class="btn" data-action="resume" data-game="${esc(g.id)}">Open</button>
+          <a class="btn ghost" data-action="game-pdn" href="/api/games/${encodeURIComponent(g.id)}/pdn" download="damspel-${esc(g.variant)}-${esc(g.id)}.pdn">PDN</a></div></li>`;
+      })
+      .join('')}</ul>`;
+  } catch (err) {
+    box.innerHTML = `<p class="error">${esc(err.message)}</p>`;
+  }
+}
+
+/* ---------- position editor ---------- */
+
+async function enterEditor() {
+  const id = S.detail?.id || S.settings.variant;
+  const d = await variantDetail(id);
+  let pieces = new Map();
+  let side = 'W';
+  try {
+    const src = S.game && S.mode === 'play' ? S.game.fen : d.start_fen;
+    const p = parseFen(d, src);
+    pieces = p.pieces;
+    side = p.side === 'white' ? 'W' : 'B';
+  } catch { /* empty */ }
+  S.editor = { detail: d, pieces, side, tool: S.editor?.tool || 'white-man' };
+  S.mode = 'editor';
+  S.sel = null;
+  S.choosing = null;
+  $('[data-field="editor-variant"]').innerHTML = variantOptions(d.id);
+  $('[data-role="editor-panel"]').hidden = false;
+  document.body.classList.add('editing');
+  editorMsg('');
+  syncEditor();
+  renderRouteChoice();
+  renderStatus();
+  renderResult();
+  $('[data-role="editor-panel"]').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+}
+
+function exitEditor(render = true) {
+  S.mode = S.game ? 'play' : 'preview';
+  $('[data-role="editor-panel"]').hidden = true;
+  document.body.classList.remove('editing');
+  if (render) {
+    renderBoard();
+    renderStatus();
+    renderResult();
+    renderMoves();
+  }
+}
+
+function editorFen() {
+  const e = S.editor;
+  return writeFen(e.detail, e.side === 'W' ? 'white' : 'black', e.pieces);
+}
+
+function syncEditor() {
+  const e = S.editor;
+  $('[data-field="editor-side"]').value = e.side;
+  $('[data-field="editor-fen"]').value = editorFen();
+  $$('[data-tool]').forEach((b) => b.classList.toggle('on', b.getAttribute('data-tool') === e.tool));
+  $$('[data-tool]').forEach((b) => b.setAttribute('aria-pressed', b.getAttribute('data-tool') === e.tool ? 'true' : 'false'));
+  renderBoard();
+}
+
+function editorClick(sq) {
+  const e = S.editor;
+  const cur = e.pieces.get(sq);
+  if (e.tool === 'erase') e.pieces.delete(sq);
+  else {
+    const [color, kind] = e.tool.split('-');
+    const king = kind === 'king';
+    if (cur && cur.color === color && cur.king === king) e.pieces.delete(sq);
+    else e.pieces.set(sq, { color, king });
+  }
+  editorMsg('');
+  syncEditor();
+}
+
+/** The editor's message line; ok true/false marks a check's answer (data-ok), null plain text. */
+function editorMsg(text, ok = null) {
+  const msg = $('[data-role="editor-msg"]');
+  msg.className = `editor-msg${ok === true ? ' ok' : ok === false ? ' bad' : ''}`;
+  if (ok === null) msg.removeAttribute('data-ok');
+  else msg.setAttribute('data-ok', ok ? 'true' : 'false');
+  msg.textContent = text;
+}
+
+async function editorCheck() {
+  const e = S.editor;
+  editorMsg('Checking…');
+  try {
+    const r = await api('POST', '/api/positions/check', { variant: e.detail.id, fen: editorFen() });
+    editorMsg(`Legal position: ${r.fen}`, true);
+    return r.fen;
+  } catch (err) {
+    editorMsg(err.message, false);
+    return null;
+  }
+}
+
+async function editorPlay() {
+  const fen = await editorCheck();
+  if (!fen) return;
+  const v = $('[data-field="editor-players"]').value;
+  const opponent = v === 'human-human' ? 'human' : 'engine';
+  const color = v === 'engine-human' ? 'black' : 'white';
+  try {
+    await startGame({ variant: S.editor.detail.id, opponent, color, time: S.settings.time, fen });
+  } catch (err) {
+    toast(`Could not start: ${err.message}`);
+  }
+}
+
+/* ---------- wiring ---------- */
+
+async function onAction(action, el) {
+  switch (action) {
+    case 'new-game':
+      openNewGame();
+      break;
+    case 'games':
+      openGames();
+      break;
+    case 'undo':
+      undo();
+      break;
+    case 'redo':
+      redo();
+      break;
+    case 'flip':
+      S.flipped = !S.flipped;
+      renderBoard();
+      renderEngine();
+      break;
+    case 'hint':
+      hint();
+      break;
+    case 'engine-play':
+      S.enginePaused = false;
+      maybeEngine();
+      break;
+    case 'rules':
+      openRules();
+      break;
+    case 'share':
+      openShare();
+      break;
+    case 'editor':
+      if (S.mode === 'editor') exitEditor();
+      else enterEditor();
+      break;
+    case 'start-game':
+      startFromDialog();
+      break;
+    case 'rematch':
+      rematch();
+      break;
+    case 'close':
+      el.closest('dialog')?.close();
+      break;
+    case 'copy-fen':
+      copyText($('[data-field="fen-out"]').value, 'FEN');
+      break;
+    case 'copy-pdn':
+      try {
+        const r = await fetch(`/api/games/${encodeURIComponent(S.game.id)}/pdn`);
+        copyText(await r.text(), 'PDN');
+      } catch (err) {
+        toast(err.message);
+      }
+      break;
+    case 'import':
+      importGame();
+      break;
+    case 'resume': {
+      const id = el.getAttribute('data-game');
+      closeDialogs();
+      if (id) location.hash = `#/game/${id}`;
+      if (S.game?.id === id) refreshGame();
+      break;
+    }
+    case 'pick-route': {
+      const full = el.getAttribute('data-full');
+      const m = remainingRoutes().find((r) => r.full === full);
+      if (m) submitMove(m);
+      break;
+    }
+    case 'cancel-route':
+      deselect();
+      break;
+    case 'editor-clear':
+      S.editor.pieces = new Map();
+      syncEditor();
+      break;
+    case 'editor-start': {
+      const p = parseFen(S.editor.detail, S.editor.detail.start_fen);
+      S.editor.pieces = p.pieces;
+      S.editor.side = p.side === 'white' ? 'W' : 'B';
+      syncEditor();
+      break;
+    }
+    case 'editor-check':
+      editorCheck();
+      break;
+    case 'editor-play':
+      editorPlay();
+      break;
+    case 'editor-exit':
+      exitEditor();
+      break;
+    case 'home':
+      break;
+    default:
+      break;
+  }
+}
+
+function wire() {
+  document.addEventListener('click', (e) => {
+    const t = e.target.closest('[data-action]');
+    if (t && !t.disabled) {
+      const action = t.getAttribute('data-action');
+      if (action === 'home') {
+        e.preventDefault();
+        return;
+      }
+      if (t.tagName === 'A' && (action === 'download-pdn' || action === 'game-pdn')) return; // plain download link
+      e.preventDefault();
+      onAction(action, t);
+      return;
+    }
+    const v = e.target.closest('[data-role="variant-list"] [data-variant]');
+    if (v) {
+      pickVariant(v.getAttribute('data-variant'));
+      return;
+    }
+    const tool = e.target.closest('[data-tool]');
+    if (tool && S.editor) {
+      S.editor.tool = tool.getAttribute('data-tool');
+      syncEditor();
+      return;
+    }
+    const chip = e.target.closest('[data-time]');
+    if (chip) {
+      $('[data-field="engine-time"]').value = chip.getAttribute('data-time');
+      syncNewGameForm();
+    }
+  });
+  // Double click in the picker starts the game at once.
+  $('[data-role="variant-list"]').addEventListener('dblclick', (e) => {
+    const v = e.target.closest('[data-variant]');
+    if (v) {
+      S.pick = v.getAttribute('data-variant');
+      startFromDialog();
+    }
+  });
+  $('[data-field="variant-filter"]').addEventListener('input', renderVariantList);
+  $('[data-role="new-game-form"]').addEventListener('change', syncNewGameForm);
+  $('[data-field="engine-time"]').addEventListener('input', syncNewGameForm);
+  $('[data-role="new-game-form"]').addEventListener('submit', (e) => e.preventDefault());
+  $$('dialog').forEach((d) =>
+    d.addEventListener('click', (e) => {
+      if (e.target === d) d.close(); // click on the backdrop
+    })
+  );
+  $('[data-field="editor-side"]').addEventListener('change', (e) => {
+    S.editor.side = e.target.value;
+    editorMsg('');
+    syncEditor();
+  });
+  $('[data-field="editor-fen"]').addEventListener('change', (e) => {
+    try {
+      const p = parseFen(S.editor.detail, e.target.value);
+      S.editor.pieces = p.pieces;
+      S.editor.side = p.side === 'white' ? 'W' : 'B';
+      editorMsg('');
+      syncEditor();
+    } catch (err) {
+      editorMsg(err.message, false);
+    }
+  });
+  $('[data-field="editor-variant"]').addEventListener('change', async (e) => {
+    const d = await variantDetail(e.target.value);
+    S.editor.detail = d;
+    const p = parseFen(d, d.start_fen);
+    S.editor.pieces = p.pieces;
+    S.editor.side = p.side === 'white' ? 'W' : 'B';
+    editorMsg('');
+    syncEditor();
+  });
+  window.addEventListener('hashchange', route);
+  installPointer();
+}
+
+async function route() {
+  const m = /^#\/game\/([\w-]+)/.exec(location.hash);
+  if (m) {
+    if (S.routeGame === m[1] && S.game?.id === m[1]) return;
+    S.routeGame = m[1];
+    const ok = await loadGame(m[1]);
+    if (!ok) {
+      history.replaceState(null, '', '#/');
+      await showPreview();
+      openNewGame();
+    }
+    return;
+  }
+  if (!S.game) {
+    await showPreview();
+    openNewGame();
+  }
+}
+
+async function showPreview() {
+  const id = S.variants.some((v) => v.id === S.settings.variant) ? S.settings.variant : S.variants[0]?.id;
+  if (!id) return;
+  const d = await showVariant(id);
+  S.mode = 'preview';
+  S.previewPieces = startPieces(d);
+  renderBoard();
+  renderStatus();
+  renderMoves();
+}
+
+async function main() {
+  wire();
+  renderEngine();
+  renderMoves();
+  syncBoardAttrs();
+  try {
+    const data = await api('GET', '/api/variants');
+    S.families = data.families || [];
+    S.variants = data.variants || [];
+  } catch (err) {
+    toast(`Cannot reach the server: ${err.message}`);
+    return;
+  }
+  await route();
+  document.documentElement.setAttribute('data-ready', 'true');
+}
+
+main();

@@ -1,14 +1,19 @@
-//! Matches between players: Damspel engines with their options, a random mover, and (through
-//! the protocol layer) external engines. Openings are played twice with colours swapped; results
-//! come with the Elo difference and its 95% error. No I/O: the command line prints.
+//! Matches between players: Damspel engines with their options, a random mover, external Hub
+//! engines (`HubPlayer` runs the engine's process) and DXP peers (`DxpPlayer` owns the TCP
+//! connection). Openings are played twice with colours swapped; results come with the Elo
+//! difference and its 95% error. Nothing here prints: the command line does.
 
+pub mod dxp_player;
 pub mod game;
+pub mod hub_player;
 pub mod openings;
 pub mod player;
 pub mod runner;
 pub mod stats;
 
+pub use dxp_player::{DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError};
 pub use game::{play_game, Ending, GameRecord};
+pub use hub_player::HubPlayer;
 pub use openings::{position_after, random_openings};
 pub use player::{EnginePlayer, Forfeit, Player, RandomPlayer};
 pub use runner::{run_match, MatchConfig, MatchResult, PlayerFactory};

@@ -61,6 +61,35 @@ impl Tally {
     }
 }
 
+impl Tally {
+    /// The 95% interval of the Elo difference; an end is infinite when the score's interval
+    /// reaches 0 or 1 (e.g. no game lost).
+    pub fn elo_interval(&self) -> (f64, f64) {
+        let n = self.games() as f64;
+        if n == 0.0 {
+            return (f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let p = self.score();
+        let var = (self.wins as f64 * (1.0 - p).powi(2)
+            + self.draws as f64 * (0.5 - p).powi(2)
+            + self.losses as f64 * p.powi(2))
+            / n;
+        let se = (var / n).sqrt();
+        (
+            elo_of(p - 1.96 * se).unwrap_or(if p - 1.96 * se <= 0.0 {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }),
+            elo_of(p + 1.96 * se).unwrap_or(if p + 1.96 * se >= 1.0 {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            }),
+        )
+    }
+}
+
 /// The Elo difference for a score fraction.
 pub fn elo_of(p: f64) -> Option<f64> {
     (p > 0.0 && p < 1.0).then(|| -400.0 * (1.0 / p - 1.0).log10())
@@ -85,5 +114,14 @@ mod tests {
         assert_eq!(elo, Some(0.0));
         // var = (30*.25 + 0 + 30*.25)/100 = .15; se = .0387; p ± .0759 -> ±53 Elo.
         assert!((err.unwrap() - 53.0).abs() < 1.5, "{err:?}");
+        // 99 wins and 1 loss: p = .99, se = sqrt(.0099/100) = .00995, interval .9705 to 1.
+        let t = Tally {
+            wins: 99,
+            draws: 0,
+            losses: 1,
+        };
+        let (lo, hi) = t.elo_interval();
+        assert!((lo - elo_of(0.9705).unwrap()).abs() < 2.0, "{lo}");
+        assert!(hi.is_infinite() && hi > 0.0);
     }
 }

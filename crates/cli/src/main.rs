@@ -1,6 +1,7 @@
 //! `damspel`: the command line. A thin layer over the libraries: it parses arguments, loads the
 //! catalogue (plus any `--variant-file`), calls the library and prints text or JSON.
 
+mod board_view;
 mod catalogue;
 mod commands;
 
@@ -157,11 +158,20 @@ enum Command {
         #[arg(long, default_value_t = 0.001)]
         ridge: f64,
     },
+    /// Print the evaluation weights a variant plays with (or the ones derived from its rules).
+    Weights {
+        /// Variant id or alias.
+        id: String,
+        /// The weights derived from the rules alone, not the tuned ones.
+        #[arg(long)]
+        derived: bool,
+    },
     /// Play a match between two engines: score, Elo with its 95% error, games in PDN.
     Match {
         /// Variant id or alias.
         id: String,
-        /// A player: `damspel[:depth=D,time=S,weights=FILE]` or `random`. Give it twice.
+        /// A player: `damspel[:depth=D,time=S,weights=FILE]`, `random`, or `hub:COMMAND` for an
+        /// external Hub engine (e.g. "hub:dame hub"). Give it twice.
         #[arg(long = "engine", value_name = "SPEC")]
         engines: Vec<String>,
         /// Number of games (each opening is played twice, colours swapped).
@@ -229,6 +239,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other command-line tools, stop quietly when the reader of the output goes away
+    // (`damspel moves turkish | head`) instead of failing on a broken pipe.
+    sigpipe::reset();
     let cli = Cli::parse();
     let result = catalogue::load(&cli.variant_files).and_then(|catalogue| match cli.command {
         Command::Serve {
@@ -324,6 +337,7 @@ fn main() -> ExitCode {
                 ridge,
             },
         ),
+        Command::Weights { id, derived } => commands::weights::run(&catalogue, &id, derived),
         Command::Match {
             id,
             engines,

@@ -5,6 +5,7 @@ pub mod eval;
 pub mod score;
 pub mod search;
 pub mod tt;
+pub mod tune;
 
 pub use eval::{Evaluator, Weights};
 pub use score::{Score, ScoreKind};

@@ -148,3 +148,24 @@ fn a_finished_position_has_no_best_move() {
     assert!(result.best.is_none());
     assert_eq!(result.score.kind(), ScoreKind::LossIn(0));
 }
+
+#[test]
+fn a_stop_raised_before_the_search_is_not_lost() {
+    // A GUI may send `stop` right after `go`, before the search thread starts: the search must
+    // still end (it would run forever with infinite limits otherwise) with a legal move.
+    let g = Game::new(Arc::new(
+        Rules::<u64>::new(Catalogue::builtin().get("turkish").unwrap()).unwrap(),
+    ));
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    engine.stop_flag().store(true, Ordering::Relaxed);
+    let limits = Limits {
+        infinite: true,
+        ..Limits::default()
+    };
+    let result = engine.search(&g, &limits, &mut Silent);
+    assert!(g.legal_moves().contains(&result.best.unwrap()));
+    assert!(
+        !engine.stop_flag().load(Ordering::Relaxed),
+        "lowered after the search"
+    );
+}

@@ -1,7 +1,7 @@
 //! PDN 3.0 game text: the seven tag roster, GameType and FEN tags, numbered move text with the
 //! moves in the variant's notation, and the result.
 
-use damspel_rules::{Bits, Color, Move, Position, Rules};
+use damspel_rules::{Bits, Move, Position, Rules};
 
 use crate::fen::write_fen;
 use crate::movetext::format_move;
@@ -58,21 +58,22 @@ impl<B: Bits> PdnGame<'_, B> {
             out.push_str(&tag(name, value));
         }
         out.push('\n');
+        // Move numbers count pairs of moves from the first player's (Black in American checkers).
+        let first = v.first_player;
         let mut pos = self.start;
         let mut line = String::new();
         let mut number = 1;
         for (i, mv) in self.moves.iter().enumerate() {
             let text = format_move(self.rules, &pos, mv);
-            let token = if pos.side_to_move() == Color::White || i == 0 {
-                if pos.side_to_move() == Color::White {
-                    format!("{number}. {text}")
-                } else {
-                    format!("{number}... {text}")
-                }
+            let mover = pos.side_to_move();
+            let token = if mover == first {
+                format!("{number}. {text}")
+            } else if i == 0 {
+                format!("{number}... {text}")
             } else {
                 text
             };
-            if pos.side_to_move() == Color::Black {
+            if mover != first {
                 number += 1;
             }
             if line.len() + token.len() + 1 > 79 {

@@ -26,15 +26,25 @@
  *   data-route-option="true" (next landing square to click while choosing a route),
  *   data-must-capture="true" (its piece must capture), data-last="from|to|path|capture".
  * Pieces: `[data-piece="white-man|white-king|black-man|black-king"]` with data-square.
- * Route buttons (while choosing): `[data-action="pick-route"][data-full="..."]`.
- * Buttons: data-action = new-game, games, undo, redo, flip, hint, engine-play, rules, share,
- *   editor, start-game, rematch, close, copy-fen, copy-pdn, download-pdn, import, resume
- *   (with data-game), editor-clear, editor-start, editor-check, editor-play, editor-exit.
+ * Moving: click the from square then the to square (or drag the piece). When several captures
+ *   share from and to, data-choosing turns "true": click the squares of data-route-options
+ *   (the next landing square of the wanted route) until it is played, or click a route button
+ *   `[data-action="pick-route"][data-full="..."]` (`cancel-route` gives up). A capture may also
+ *   be entered jump by jump: from square, first landing square, then the route options.
+ * Buttons: data-action = new-game, games, undo, redo, flip, hint, engine-play (shown when the
+ *   engine waits after an undo or redo), rules, share, editor, start-game, rematch, close,
+ *   copy-fen, copy-pdn, download-pdn (a download link), import, resume (with data-game),
+ *   game-pdn (download link in the games list), pick-route, cancel-route, editor-clear,
+ *   editor-start, editor-check, editor-play, editor-exit.
  * New game dialog `[data-dialog="new-game"]`: variant entries `[data-variant="turkish"]`,
  *   radios `[data-opponent="engine|human"]`, `[data-color="white|black|random"]`,
  *   `[data-field="engine-time"]` (seconds), presets `[data-time]`.
  * Editor: tools `[data-tool="white-man|white-king|black-man|black-king|erase"]`, fields
- *   data-field = editor-variant, editor-side, editor-fen, editor-players; `[data-role="editor-msg"]`.
+ *   data-field = editor-variant, editor-side (W|B), editor-fen, editor-players
+ *   (human-human|human-engine|engine-human); `[data-role="editor-msg"]` gets data-ok="true|false"
+ *   with the answer of POST /api/positions/check.
+ * FEN / PDN dialog: data-field = fen-out (the current FEN), import-variant, import-text (FEN or
+ *   PDN), import-players (as editor-players).
  * Other: `[data-role="result"]` (shown with data-result when the game is over),
  *   `[data-role="movelist"]` with `[data-ply]` entries, `[data-role="engine-depth|engine-score|
  *   engine-pv"]`, `[data-role="evalbar"]` (data-score, White's view), `[data-role="toasts"]`,

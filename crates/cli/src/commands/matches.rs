@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use damspel_arena::{
-    random_openings, run_match, EnginePlayer, MatchConfig, Player, PlayerFactory, RandomPlayer,
-    Tally,
+    random_openings, run_match, EnginePlayer, HubPlayer, MatchConfig, Player, PlayerFactory,
+    RandomPlayer, Tally,
 };
 use damspel_engine::{Limits, Weights};
 use damspel_notation::pdn::PdnGame;
@@ -38,12 +38,25 @@ pub enum Spec {
         label: String,
     },
     Random,
+    /// An external engine speaking the Hub protocol, started with this command line.
+    Hub {
+        command: String,
+        label: String,
+    },
 }
 
-/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `random`.
+/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `random`,
+/// `hub:COMMAND` (e.g. `hub:dame hub`).
 pub fn parse_spec(text: &str) -> Result<Spec> {
     let (kind, options) = text.split_once(':').unwrap_or((text, ""));
     match kind {
+        "hub" if options.trim().is_empty() => {
+            bail!("`hub:` needs the engine's command line, e.g. `hub:dame hub`")
+        }
+        "hub" => Ok(Spec::Hub {
+            command: options.trim().to_string(),
+            label: text.to_string(),
+        }),
         "random" if options.is_empty() => Ok(Spec::Random),
         "random" => bail!("`random` takes no options (got `{options}`)"),
         "damspel" => {
@@ -81,7 +94,7 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
             })
         }
         other => {
-            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE] or random")
+            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE], random or hub:COMMAND")
         }
     }
 }
@@ -95,6 +108,14 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     }
     if args.games == 0 {
         bail!("--games must be at least 1");
+    }
+    if let Some(t) = args.time {
+        if !(t.is_finite() && t > 0.0 && t < 1e5) {
+            bail!("--time must be a positive number of seconds, not {t}");
+        }
+    }
+    if args.depth == Some(0) {
+        bail!("--depth must be at least 1");
     }
     let specs = [parse_spec(&args.engines[0])?, parse_spec(&args.engines[1])?];
     let variant = catalogue.get(args.id)?;
@@ -112,6 +133,25 @@ fn factory<B: Bits>(
             let seed = args.seed.wrapping_mul(31).wrapping_add(seat);
             Arc::new(move |thread| {
                 Box::new(RandomPlayer::new(seed + thread as u64 * 1000)) as Box<dyn Player<B>>
+            })
+        }
+        Spec::Hub { command, label } => {
+            // The match's --time (seconds per move) and --depth; 0.1 s per move by default.
+            let mut level = damspel_protocol::hub::Level {
+                depth: args.depth,
+                move_time: args.time,
+                ..Default::default()
+            };
+            if let Some(t) = level.move_time {
+                if !(t > 0.0 && t < 1e5) {
+                    bail!("--time must be a positive number of seconds, not {t}");
+                }
+            }
+            if level.depth.is_none() && level.move_time.is_none() {
+                level.move_time = Some(0.1);
+            }
+            Arc::new(move |_| {
+                Box::new(HubPlayer::<B>::new(label.clone(), &command, level)) as Box<dyn Player<B>>
             })
         }
         Spec::Damspel {
@@ -203,21 +243,33 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         t.games(),
         100.0 * t.score()
     );
+    let (lo, hi) = t.elo_interval();
+    let bound = |x: f64| {
+        if x.is_finite() {
+            format!("{x:+.0}")
+        } else if x > 0.0 {
+            "+inf".to_string()
+        } else {
+            "-inf".to_string()
+        }
+    };
     match t.elo() {
         (Some(elo), Some(err)) => println!("Elo difference: {elo:+.0} ± {err:.0} (95%)"),
-        (Some(elo), None) => println!("Elo difference: {elo:+.0}"),
+        (Some(elo), None) => println!(
+            "Elo difference: {elo:+.0}, 95% interval {} to {}",
+            bound(lo),
+            bound(hi)
+        ),
         (None, _) => println!(
-            "Elo difference: {} (no game {})",
-            if t.score() > 0.5 {
-                "+infinity"
-            } else {
-                "-infinity"
-            },
+            "Elo difference: {} (no game {}), 95% interval {} to {}",
+            if t.score() > 0.5 { "+inf" } else { "-inf" },
             if t.score() > 0.5 {
                 "lost or drawn"
             } else {
                 "won or drawn"
-            }
+            },
+            bound(lo),
+            bound(hi)
         ),
     }
     for (color, tally) in ["white", "black"].iter().zip(result.by_color) {

@@ -13,6 +13,7 @@ pub mod rules;
 pub mod serve;
 pub mod tune;
 pub mod variants;
+pub mod weights;
 
 use anyhow::Result;
 use damspel_rules::{Bits, Position, Rules};

@@ -202,7 +202,7 @@ impl<B: Bits> Evaluator<B> {
             endgame += self.weights.endgame[i] * value;
         }
         let mut white = (opening * phase + endgame * (PHASE_MAX - phase)) / PHASE_MAX;
-        white = self.scale_drawish(pos, white);
+        white /= self.drawish_divisor(pos);
         Score(if pos.side_to_move() == Color::White {
             white
         } else {
@@ -211,16 +211,16 @@ impl<B: Bits> Evaluator<B> {
     }
 
     /// Endgame knowledge the rules imply: where the FMJD limits make a few pieces against a
-    /// lone king a draw, such material is worth little; kings alone against as many kings
-    /// cannot be caught.
-    fn scale_drawish(&self, pos: &Position<B>, white: i32) -> i32 {
+    /// lone king a draw, such material is worth little (the score is divided by 8); kings alone
+    /// against as many kings cannot be caught (divided by 4). 1 elsewhere.
+    pub fn drawish_divisor(&self, pos: &Position<B>) -> i32 {
         let count = |c: Color| pos.pieces(c).count();
         let lone_king = |c: Color| count(c) == 1 && pos.kings(c).count() == 1;
         let only_kings = |c: Color| pos.men(c).is_empty();
         if self.drawish_endings {
             for c in Color::BOTH {
                 if lone_king(!c) && count(c) <= 3 && pos.men(c).count() <= 1 {
-                    return white / 8;
+                    return 8;
                 }
             }
         }
@@ -228,8 +228,8 @@ impl<B: Bits> Evaluator<B> {
             && only_kings(Color::Black)
             && count(Color::White) == count(Color::Black)
         {
-            return white / 4;
+            return 4;
         }
-        white
+        1
     }
 }

@@ -117,7 +117,8 @@ impl<B: Bits> Engine<B> {
         self.threads = threads.max(1);
     }
 
-    /// Setting this flag stops the running search, which still returns its best move.
+    /// Setting this flag stops the running search, which still returns its best move (a flag
+    /// raised between searches stops the next one at once; each search lowers it when done).
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         self.stop.clone()
     }
@@ -134,7 +135,8 @@ impl<B: Bits> Engine<B> {
         limits: &Limits,
         reporter: &mut dyn Reporter<B>,
     ) -> SearchResult<B> {
-        self.stop.store(false, Ordering::Relaxed);
+        // A stop raised before the search starts is kept (it stops this search at once); the
+        // flag is lowered when the search is over.
         self.tt.next_age();
         let start = Instant::now();
         let (soft, hard) = limits.budget();
@@ -154,7 +156,7 @@ impl<B: Bits> Engine<B> {
             infinite: limits.infinite,
         };
         let root = *game.position();
-        std::thread::scope(|scope| {
+        let result = std::thread::scope(|scope| {
             let helpers: Vec<_> = (1..self.threads)
                 .map(|id| {
                     let context = context.clone();
@@ -172,6 +174,8 @@ impl<B: Bits> Engine<B> {
                 let _ = helper.join();
             }
             result
-        })
+        });
+        self.stop.store(false, Ordering::Relaxed);
+        result
     }
 }

@@ -1,0 +1,1070 @@
+//! A player on the other end of a DXP (DamExchange) connection: the match runner's DXP side.
+//!
+//! [`DxpConnection`] is one TCP connection carrying DXP messages (NUL-terminated, read in
+//! pieces, with a timeout); the command line's `damspel dxp` uses it too. [`DxpPlayer`] makes a
+//! remote DXP program a [`Player`]: for each of its turns it sends the moves our side played
+//! since its last turn and waits for its MOVE, checked against the rules. A game goes:
+//!
+//! ```text
+//! let mut peer = DxpPlayer::connect(rules.clone(), "127.0.0.1:27531", DxpConfig::default())?;
+//! peer.start(Color::Black, &opening)?;              // GAMEREQ, GAMEACC (optional, see below)
+//! let record = play_game(&rules, &mut ours, &mut peer, &opening, 400);
+//! let end = peer.finish(&record)?;                  // the last move, then the GAMEEND exchange
+//! ```
+//!
+//! `start` may be left out when there is no opening: the first `choose` then proposes the game
+//! with the game's start position and the DXP side playing the side to move. A follower
+//! ([`DxpPlayer::accept`]) waits for the peer's GAMEREQ with [`DxpPlayer::await_request`],
+//! which tells the colour the peer plays.
+//!
+//! The peer forfeits when it sends an illegal or malformed move (we then end the game with a
+//! GAMEEND), ends the game itself before the rules do, breaks the protocol, closes the
+//! connection, or does not answer within [`DxpConfig::move_timeout`].
+
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use damspel_protocol::dxp::{
+    self, AcceptCode, BackAcceptCode, Deframer, EndReason, FrameError, GameEnd, GameRequest,
+    Message, ParseError, PrintError, StopCode, PROTOCOL_VERSION,
+};
+use damspel_rules::{Bits, Color, Game, Move, Position, Rules};
+
+use crate::game::{Ending, GameRecord};
+use crate::player::{Forfeit, Player};
+
+/// What went wrong on a DXP connection.
+#[derive(Debug)]
+pub enum LinkError {
+    Io(io::Error),
+    /// The peer closed the connection.
+    Closed,
+    /// Nothing arrived in time.
+    TimedOut(Duration),
+    /// Bytes that are not a DXP message (bad character, no terminator within 127).
+    Frame(FrameError),
+    /// A message that does not parse.
+    Malformed {
+        text: String,
+        error: ParseError,
+    },
+    /// A message of ours that cannot be written (a bug or a bad name in the configuration).
+    Print(PrintError),
+}
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LinkError::Io(e) => write!(f, "connection error: {e}"),
+            LinkError::Closed => f.write_str("the peer closed the connection"),
+            LinkError::TimedOut(t) => {
+                write!(
+                    f,
+                    "no message from the peer within {:.1} s",
+                    t.as_secs_f64()
+                )
+            }
+            LinkError::Frame(e) => write!(f, "malformed data from the peer: {e}"),
+            LinkError::Malformed { text, error } => {
+                write!(f, "malformed message from the peer {text:?}: {error}")
+            }
+            LinkError::Print(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+impl From<io::Error> for LinkError {
+    fn from(e: io::Error) -> LinkError {
+        LinkError::Io(e)
+    }
+}
+
+impl LinkError {
+    /// Whether the peer sent something that is not a DXP message.
+    pub fn is_malformed(&self) -> bool {
+        matches!(self, LinkError::Frame(_) | LinkError::Malformed { .. })
+    }
+}
+
+/// One TCP connection carrying DXP messages, with a transcript of everything sent (`> `) and
+/// received (`< `).
+pub struct DxpConnection {
+    stream: TcpStream,
+    peer: SocketAddr,
+    deframer: Deframer,
+    transcript: Vec<String>,
+}
+
+impl DxpConnection {
+    pub fn new(stream: TcpStream) -> io::Result<DxpConnection> {
+        stream.set_nodelay(true)?;
+        let peer = stream.peer_addr()?;
+        Ok(DxpConnection {
+            stream,
+            peer,
+            deframer: Deframer::new(),
+            transcript: Vec::new(),
+        })
+    }
+
+    pub fn connect(addr: impl ToSocketAddrs) -> io::Result<DxpConnection> {
+        DxpConnection::new(TcpStream::connect(addr)?)
+    }
+
+    /// Waits for one peer on the listener.
+    pub fn accept(listener: &TcpListener) -> io::Result<DxpConnection> {
+        let (stream, _) = listener.accept()?;
+        DxpConnection::new(stream)
+    }
+
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.peer
+    }
+
+    /// Every message sent (`> text`) and received (`< text`), in order.
+    pub fn transcript(&self) -> &[String] {
+        &self.transcript
+    }
+
+    /// Sends a message; returns its text.
+    pub fn send(&mut self, message: &Message) -> Result<String, LinkError> {
+        let text = message.print().map_err(LinkError::Print)?;
+        let bytes = dxp::frame(&text).map_err(LinkError::Frame)?;
+        self.stream.write_all(&bytes)?;
+        self.stream.flush()?;
+        self.transcript.push(format!("> {text}"));
+        Ok(text)
+    }
+
+    /// Sends bytes as they are, terminators included and unchecked (to test how a peer handles
+    /// bad data).
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
+        self.stream.write_all(bytes)?;
+        self.stream.flush()?;
+        self.transcript
+            .push(format!("> (raw) {}", String::from_utf8_lossy(bytes)));
+        Ok(())
+    }
+
+    /// The next message, waiting at most `timeout` (for ever with None).
+    pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Message, LinkError> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let mut buf = [0u8; 1024];
+        loop {
+            if let Some(next) = self.deframer.next() {
+                let text = match next {
+                    Ok(text) => text,
+                    Err(e) => {
+                        self.transcript.push(format!("< (bad data: {e})"));
+                        return Err(LinkError::Frame(e));
+                    }
+                };
+                self.transcript.push(format!("< {text}"));
+                return Message::parse(&text).map_err(|error| LinkError::Malformed { text, error });
+            }
+            let wait = match deadline {
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return Err(LinkError::TimedOut(timeout.unwrap_or_default()));
+                    }
+                    Some(deadline - now)
+                }
+                None => None,
+            };
+            self.stream.set_read_timeout(wait)?;
+            match self.stream.read(&mut buf) {
+                Ok(0) => return Err(LinkError::Closed),
+                Ok(n) => self.deframer.push(&buf[..n]),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(LinkError::Io(e)),
+            }
+        }
+    }
+}
+
+/// Why a DXP game could not be set up or closed.
+#[derive(Debug)]
+pub enum DxpError {
+    Link(LinkError),
+    /// The peer broke the protocol (an unexpected message, a desynchronised game).
+    Protocol(String),
+    /// The peer declined the game.
+    Declined(AcceptCode),
+    /// What DXP or this player cannot do (another board, a set-up start position).
+    Unsupported(String),
+}
+
+impl fmt::Display for DxpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DxpError::Link(e) => write!(f, "{e}"),
+            DxpError::Protocol(why) => write!(f, "DXP protocol error: {why}"),
+            DxpError::Declined(code) => write!(
+                f,
+                "the peer declined the game (GAMEACC code {}: {})",
+                code.digit(),
+                code.meaning()
+            ),
+            DxpError::Unsupported(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for DxpError {}
+
+impl From<LinkError> for DxpError {
+    fn from(e: LinkError) -> DxpError {
+        DxpError::Link(e)
+    }
+}
+
+/// The settings of a DXP player.
+#[derive(Clone, Debug)]
+pub struct DxpConfig {
+    /// Our name in GAMEREQ and GAMEACC (at most 32 printable characters).
+    pub name: String,
+    /// Thinking time per player for the whole game, stated in GAMEREQ (minutes).
+    pub minutes: u16,
+    /// Number of moves of the game stated in GAMEREQ (0 = no limit).
+    pub moves: u16,
+    /// How long the peer may take for a move (or an answer); then it forfeits.
+    pub move_timeout: Duration,
+}
+
+impl Default for DxpConfig {
+    fn default() -> DxpConfig {
+        DxpConfig {
+            name: "Damspel match runner".into(),
+            minutes: 10,
+            moves: 0,
+            move_timeout: Duration::from_secs(60),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Initiator,
+    Follower,
+}
+
+/// One DXP game in progress, as both programs know it.
+struct Session<B: Bits> {
+    /// From the DXP start position: the moves sent and received.
+    game: Game<B>,
+    /// Plies of the runner's game before the DXP start (the opening).
+    offset: usize,
+    peer: Color,
+    /// When the peer's last message came (the time of our next move counts from there).
+    since: Instant,
+    /// GAMEENDs exchanged so far, in order, with who sent them (true: the peer).
+    ends: Vec<(bool, GameEnd)>,
+    /// The connection can no longer be trusted (protocol error, bad data, closed).
+    broken: bool,
+}
+
+/// How the GAMEEND exchange of a game went.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DxpGameEnd {
+    /// Whether the peer sent the first GAMEEND.
+    pub peer_initiated: bool,
+    /// The GAMEEND we sent (the first one or our answer), if any.
+    pub sent: Option<GameEnd>,
+    /// The GAMEEND the peer sent (the first one or its answer), if any.
+    pub received: Option<GameEnd>,
+    /// White's score claimed by the peer's first GAMEEND (None when it gave no reason or
+    /// only answered ours).
+    pub peer_white_score: Option<f64>,
+    /// Whether the exchange was completed: a GAMEEND each way, on a connection still in step
+    /// (false after a fault of the peer: a bad message, a timeout, a closed connection).
+    pub complete: bool,
+}
+
+impl DxpGameEnd {
+    /// Whether both sides closed the game with a GAMEEND and the peer's claim, if any,
+    /// matches the runner's result.
+    pub fn agrees_with(&self, ending: &Ending) -> bool {
+        self.complete
+            && self.sent.is_some()
+            && self.received.is_some()
+            && self
+                .peer_white_score
+                .is_none_or(|s| (s - ending.white_score()).abs() < 1e-9)
+    }
+}
+
+/// A remote DXP program as a player.
+pub struct DxpPlayer<B: Bits> {
+    rules: Arc<Rules<B>>,
+    conn: DxpConnection,
+    role: Role,
+    config: DxpConfig,
+    peer_name: Option<String>,
+    session: Option<Session<B>>,
+    /// The peer asked to stop entirely (stop code 1).
+    peer_stopped: bool,
+    /// A game ended on a fault: the two sides may be out of step, no new game on this connection.
+    out_of_step: bool,
+    chat: Vec<String>,
+}
+
+impl<B: Bits> DxpPlayer<B> {
+    /// Connects to a DXP program that waits for games (we are the initiator).
+    pub fn connect(
+        rules: Arc<Rules<B>>,
+        addr: impl ToSocketAddrs,
+        config: DxpConfig,
+    ) -> Result<DxpPlayer<B>, DxpError> {
+        dxp::check_variant(rules.variant()).map_err(DxpError::Unsupported)?;
+        let conn = DxpConnection::connect(addr).map_err(LinkError::Io)?;
+        Ok(DxpPlayer::with_connection(
+            rules,
+            conn,
+            Role::Initiator,
+            config,
+        ))
+    }
+
+    /// Waits on `listener` for a DXP program that proposes games (we are the follower).
+    pub fn accept(
+        rules: Arc<Rules<B>>,
+        listener: &TcpListener,
+        config: DxpConfig,
+    ) -> Result<DxpPlayer<B>, DxpError> {
+        dxp::check_variant(rules.variant()).map_err(DxpError::Unsupported)?;
+        let conn = DxpConnection::accept(listener).map_err(LinkError::Io)?;
+        Ok(DxpPlayer::with_connection(
+            rules,
+            conn,
+            Role::Follower,
+            config,
+        ))
+    }
+
+    fn with_connection(
+        rules: Arc<Rules<B>>,
+        conn: DxpConnection,
+        role: Role,
+        config: DxpConfig,
+    ) -> DxpPlayer<B> {
+        DxpPlayer {
+            rules,
+            conn,
+            role,
+            config,
+            peer_name: None,
+            session: None,
+            peer_stopped: false,
+            out_of_step: false,
+            chat: Vec::new(),
+        }
+    }
+
+    /// The peer's name from its GAMEREQ or GAMEACC.
+    pub fn peer_name(&self) -> Option<&str> {
+        self.peer_name.as_deref()
+    }
+
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.conn.peer_addr()
+    }
+
+    /// Every message sent (`> `) and received (`< `) on the connection.
+    pub fn transcript(&self) -> &[String] {
+        self.conn.transcript()
+    }
+
+    /// The CHAT texts received.
+    pub fn chat(&self) -> &[String] {
+        &self.chat
+    }
+
+    /// Whether the peer asked to stop entirely (a GAMEEND with stop code 1).
+    pub fn peer_stopped(&self) -> bool {
+        self.peer_stopped
+    }
+
+    /// Proposes a game (initiator): the peer plays `peer`, from the variant's start position
+    /// after `opening` (the opening `play_game` will be given). Waits for the GAMEACC.
+    pub fn start(&mut self, peer: Color, opening: &[Move<B>]) -> Result<(), DxpError> {
+        if self.role != Role::Initiator {
+            return Err(DxpError::Protocol(
+                "only the initiator proposes games; a follower calls await_request".into(),
+            ));
+        }
+        if self.peer_stopped {
+            return Err(DxpError::Protocol("the peer asked to stop playing".into()));
+        }
+        let mut game = Game::new(self.rules.clone());
+        for mv in opening {
+            if !game.play(mv) {
+                return Err(DxpError::Unsupported(
+                    "the opening has an illegal move".into(),
+                ));
+            }
+        }
+        self.propose(peer, *game.position(), opening.len())
+    }
+
+    fn propose(&mut self, peer: Color, start: Position<B>, offset: usize) -> Result<(), DxpError> {
+        self.check_in_step()?;
+        let request = GameRequest {
+            version: PROTOCOL_VERSION,
+            initiator: self.config.name.clone(),
+            follower_color: peer,
+            minutes: self.config.minutes,
+            moves: self.config.moves,
+            start: dxp::start_of(&self.rules, &start),
+        };
+        self.conn.send(&Message::GameRequest(request))?;
+        loop {
+            match self.conn.receive(Some(self.config.move_timeout))? {
+                Message::GameAccept(acc) => {
+                    self.peer_name = Some(acc.follower);
+                    if acc.code != AcceptCode::Accept {
+                        return Err(DxpError::Declined(acc.code));
+                    }
+                    break;
+                }
+                Message::Chat(text) => self.chat.push(text),
+                other => {
+                    return Err(DxpError::Protocol(format!(
+                        "expected GAMEACC, got {} {:?}",
+                        other.kind(),
+                        other.to_string()
+                    )))
+                }
+            }
+        }
+        self.session = Some(Session {
+            game: Game::from_position(self.rules.clone(), start),
+            offset,
+            peer,
+            since: Instant::now(),
+            ends: Vec::new(),
+            broken: false,
+        });
+        Ok(())
+    }
+
+    /// Waits for the peer's GAMEREQ (follower) and accepts it when the game starts from the
+    /// variant's start position (the only start `play_game` knows); returns the colour the peer
+    /// plays. Other starts and protocol versions are declined.
+    pub fn await_request(&mut self) -> Result<Color, DxpError> {
+        if self.role != Role::Follower {
+            return Err(DxpError::Protocol(
+                "the initiator proposes games with start".into(),
+            ));
+        }
+        self.check_in_step()?;
+        let request = loop {
+            match self.conn.receive(Some(self.config.move_timeout))? {
+                Message::GameRequest(r) => break r,
+                Message::Chat(text) => self.chat.push(text),
+                other => {
+                    return Err(DxpError::Protocol(format!(
+                        "expected GAMEREQ, got {} {:?}",
+                        other.kind(),
+                        other.to_string()
+                    )))
+                }
+            }
+        };
+        self.peer_name = Some(request.initiator.clone());
+        let decline = |this: &mut Self, code: AcceptCode, why: String| {
+            this.conn
+                .send(&Message::GameAccept(dxp::GameAccept {
+                    follower: this.config.name.clone(),
+                    code,
+                }))
+                .map_err(DxpError::Link)?;
+            Err(DxpError::Unsupported(why))
+        };
+        if request.version != PROTOCOL_VERSION {
+            return decline(
+                self,
+                AcceptCode::WrongVersion,
+                format!("the peer speaks DXP version {}", request.version),
+            );
+        }
+        let start =
+            match dxp::start_position(&self.rules, &request.start) {
+                Ok(p) if p == Position::start(&self.rules) => p,
+                Ok(_) => return decline(
+                    self,
+                    AcceptCode::DeclineThisGame,
+                    "the peer proposes a set-up position; the match runner plays from the start"
+                        .into(),
+                ),
+                Err(e) => {
+                    return decline(
+                        self,
+                        AcceptCode::DeclineThisGame,
+                        format!("the peer's start position is not legal: {e}"),
+                    )
+                }
+            };
+        self.conn.send(&Message::GameAccept(dxp::GameAccept {
+            follower: self.config.name.clone(),
+            code: AcceptCode::Accept,
+        }))?;
+        let peer = !request.follower_color;
+        self.session = Some(Session {
+            game: Game::from_position(self.rules.clone(), start),
+            offset: 0,
+            peer,
+            since: Instant::now(),
+            ends: Vec::new(),
+            broken: false,
+        });
+        Ok(peer)
+    }
+
+    fn check_in_step(&self) -> Result<(), DxpError> {
+        if self.out_of_step {
+            return Err(DxpError::Protocol(
+                "the last game ended on a fault and the connection may be out of step: connect again"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sends the moves of the runner's game (the full list, opening included) that the peer
+    /// has not seen: our side's moves since its last one.
+    fn send_our_moves(&mut self, all_moves: &[Move<B>]) -> Result<(), String> {
+        let s = self.session.as_mut().expect("a session");
+        let known = s.game.moves();
+        let ours = all_moves
+            .get(s.offset..)
+            .ok_or("the game is shorter than its DXP opening")?;
+        if ours.len() < known.len() || ours[..known.len()] != *known {
+            return Err("the game and the DXP game have different moves".into());
+        }
+        let new: Vec<Move<B>> = ours[known.len()..].to_vec();
+        for mv in new {
+            if s.game.position().side_to_move() == s.peer {
+                return Err(
+                    "the game has a move for the DXP side that the peer did not send".into(),
+                );
+            }
+            if !s.game.play(&mv) {
+                return Err("the game has a move the rules do not allow".into());
+            }
+            let seconds = s.since.elapsed().as_secs().min(9999) as u16;
+            let message = dxp::encode_move(&self.rules.variant().geometry, &mv, seconds);
+            self.conn
+                .send(&Message::Move(message))
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Ends the game from our side (it is our turn as the peer sees it), and reads the peer's
+    /// answer if it comes within a short time. Used after a bad message from the peer.
+    fn end_after_fault(&mut self, why: &str) {
+        let name = self.config.name.clone();
+        let Some(s) = self.session.as_mut() else {
+            return;
+        };
+        s.broken = true;
+        let chat: String = format!("{name}: {why}")
+            .chars()
+            .filter(|c| (' '..='~').contains(c))
+            .take(120)
+            .collect();
+        let _ = self.conn.send(&Message::Chat(chat));
+        let end = GameEnd {
+            reason: EndReason::Unspecified,
+            stop: StopCode::NextGame,
+        };
+        if self.conn.send(&Message::GameEnd(end)).is_ok() {
+            s.ends.push((false, end));
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+                match self.conn.receive(Some(left)) {
+                    Ok(Message::GameEnd(e)) => {
+                        s.ends.push((true, e));
+                        break;
+                    }
+                    Ok(Message::Chat(text)) => self.chat.push(text),
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+
+    /// Closes the game after `play_game`: sends our side's last move if the peer has not seen
+    /// it, then exchanges the GAMEENDs. The side to move sends the first GAMEEND (DXP allows
+    /// nothing else): when it is the peer, we wait for its GAMEEND (if it moves instead, we end
+    /// the game then); when it is our side, we send ours with the result as our side sees it
+    /// and wait for the answer.
+    ///
+    /// After an incomplete end (`complete` false, or an error) the connection may be out of
+    /// step: no further game can be started on it.
+    pub fn finish(&mut self, record: &GameRecord<B>) -> Result<DxpGameEnd, DxpError> {
+        let result = self.close_game(record);
+        self.out_of_step |= !matches!(&result, Ok(end) if end.complete);
+        result
+    }
+
+    fn close_game(&mut self, record: &GameRecord<B>) -> Result<DxpGameEnd, DxpError> {
+        let Some(session) = self.session.as_ref() else {
+            return Err(DxpError::Protocol("no DXP game is in progress".into()));
+        };
+        let report = |s: &Session<B>, complete: bool| {
+            let first_by_peer = s.ends.first().map(|e| e.0);
+            DxpGameEnd {
+                peer_initiated: first_by_peer == Some(true),
+                sent: s.ends.iter().find(|e| !e.0).map(|e| e.1),
+                received: s.ends.iter().find(|e| e.0).map(|e| e.1),
+                peer_white_score: match s.ends.first() {
+                    Some((true, e)) => dxp::white_score_claimed(e.reason, s.peer),
+                    _ => None,
+                },
+                complete,
+            }
+        };
+        if session.broken || !session.ends.is_empty() {
+            let s = self.session.take().expect("a session");
+            let complete = !s.broken && s.ends.len() == 2;
+            return Ok(report(&s, complete));
+        }
+        let mut all: Vec<Move<B>> = record.opening.clone();
+        all.extend_from_slice(&record.moves);
+        if let Err(why) = self.send_our_moves(&all) {
+            self.session = None;
+            return Err(DxpError::Protocol(why));
+        }
+        let mut s = self.session.take().expect("a session");
+        let ours = !s.peer;
+        let our_reason = match &record.ending {
+            Ending::Rules(outcome) => dxp::end_reason(outcome, ours),
+            Ending::Forfeit { loser, .. } if *loser == ours => EndReason::GiveUp,
+            Ending::Forfeit { .. } => EndReason::Win,
+            Ending::MoveLimit(_) => EndReason::Draw,
+        };
+        let timeout = Some(self.config.move_timeout);
+        if s.game.position().side_to_move() != ours {
+            // The peer is to move: it ends the game, or moves on if it does not see the end.
+            loop {
+                match self.conn.receive(timeout)? {
+                    Message::GameEnd(e) => {
+                        s.ends.push((true, e));
+                        self.peer_stopped |= e.stop == StopCode::Stop;
+                        let answer = GameEnd {
+                            reason: EndReason::Unspecified,
+                            stop: StopCode::NextGame,
+                        };
+                        self.conn.send(&Message::GameEnd(answer))?;
+                        s.ends.push((false, answer));
+                        return Ok(report(&s, true));
+                    }
+                    // It moved on: as it sees it, it is our turn, so we end the game.
+                    Message::Move(_) => break,
+                    Message::Chat(text) => self.chat.push(text),
+                    Message::BackRequest(_) => {
+                        self.conn
+                            .send(&Message::BackAccept(BackAcceptCode::NotSupported))?;
+                    }
+                    other => {
+                        return Err(DxpError::Protocol(format!(
+                            "expected GAMEEND or MOVE at the end of the game, got {other}"
+                        )))
+                    }
+                }
+            }
+        }
+        let end = GameEnd {
+            reason: our_reason,
+            stop: StopCode::NextGame,
+        };
+        self.conn.send(&Message::GameEnd(end))?;
+        s.ends.push((false, end));
+        loop {
+            match self.conn.receive(timeout)? {
+                Message::GameEnd(e) => {
+                    self.peer_stopped |= e.stop == StopCode::Stop;
+                    s.ends.push((true, e));
+                    return Ok(report(&s, true));
+                }
+                Message::Chat(text) => self.chat.push(text),
+                Message::BackRequest(_) => {
+                    self.conn
+                        .send(&Message::BackAccept(BackAcceptCode::NotSupported))?;
+                }
+                other => {
+                    return Err(DxpError::Protocol(format!(
+                        "expected the answering GAMEEND, got {other}"
+                    )))
+                }
+            }
+        }
+    }
+
+    /// The peer's move, once our side's moves are sent.
+    fn receive_move(&mut self) -> Result<Move<B>, Forfeit> {
+        loop {
+            let message = match self.conn.receive(Some(self.config.move_timeout)) {
+                Ok(m) => m,
+                Err(LinkError::TimedOut(t)) => {
+                    self.session.as_mut().expect("a session").broken = true;
+                    return Err(Forfeit::TimedOut(t));
+                }
+                Err(e) if e.is_malformed() => {
+                    let why = e.to_string();
+                    self.end_after_fault(&why);
+                    return Err(Forfeit::Crashed(why));
+                }
+                Err(e) => {
+                    self.session.as_mut().expect("a session").broken = true;
+                    return Err(Forfeit::Crashed(e.to_string()));
+                }
+            };
+            let s = self.session.as_mut().expect("a session");
+            match message {
+                Message::Move(m) => {
+                    let legal = s.game.legal_moves();
+                    return match dxp::decode_move(&self.rules.variant().geometry, &legal, &m) {
+                        Ok(mv) => {
+                            s.game.play_unchecked(&mv);
+                            s.since = Instant::now();
+                            Ok(mv)
+                        }
+                        Err(e) => {
+                            let why = e.to_string();
+                            self.end_after_fault(&format!("illegal move: {why}"));
+                            Err(Forfeit::IllegalMove(why))
+                        }
+                    };
+                }
+                Message::GameEnd(e) => {
+                    s.ends.push((true, e));
+                    self.peer_stopped |= e.stop == StopCode::Stop;
+                    let answer = GameEnd {
+                        reason: EndReason::Unspecified,
+                        stop: StopCode::NextGame,
+                    };
+                    match self.conn.send(&Message::GameEnd(answer)) {
+                        Ok(_) => s.ends.push((false, answer)),
+                        Err(_) => s.broken = true,
+                    }
+                    return Err(Forfeit::Crashed(format!(
+                        "the DXP peer ended the game before the rules did (GAMEEND reason {}: {})",
+                        e.reason.digit(),
+                        e.reason.meaning()
+                    )));
+                }
+                Message::Chat(text) => self.chat.push(text),
+                Message::BackRequest(_) => {
+                    // play_game cannot take moves back.
+                    if let Err(e) = self
+                        .conn
+                        .send(&Message::BackAccept(BackAcceptCode::NotSupported))
+                    {
+                        s.broken = true;
+                        return Err(Forfeit::Crashed(e.to_string()));
+                    }
+                }
+                other => {
+                    let why = format!(
+                        "DXP protocol error: {} {:?} during the game",
+                        other.kind(),
+                        other.to_string()
+                    );
+                    self.end_after_fault(&why);
+                    return Err(Forfeit::Crashed(why));
+                }
+            }
+        }
+    }
+}
+
+impl<B: Bits> Player<B> for DxpPlayer<B> {
+    fn name(&self) -> String {
+        self.peer_name
+            .clone()
+            .unwrap_or_else(|| format!("dxp:{}", self.conn.peer_addr()))
+    }
+
+    /// Nothing to do: a DXP game starts with `start`/`await_request` or at the first `choose`,
+    /// and ends with `finish`.
+    fn new_game(&mut self) {}
+
+    fn choose(&mut self, game: &Game<B>) -> Result<Move<B>, Forfeit> {
+        if self.session.is_none() {
+            if self.role == Role::Follower {
+                return Err(Forfeit::Crashed(
+                    "no DXP game was agreed: call await_request before play_game".into(),
+                ));
+            }
+            // No opening: the game's start is the DXP start, and the moves so far are ours.
+            let peer = game.position().side_to_move();
+            let ok = match game.moves() {
+                [] => true,
+                [_] => game.start().side_to_move() != peer,
+                _ => false,
+            };
+            if !ok {
+                return Err(Forfeit::Crashed(
+                    "the game has an opening: call DxpPlayer::start with it before play_game"
+                        .into(),
+                ));
+            }
+            self.propose(peer, *game.start(), 0)
+                .map_err(|e| Forfeit::Crashed(e.to_string()))?;
+        }
+        let s = self.session.as_ref().expect("a session");
+        if s.broken || !s.ends.is_empty() {
+            return Err(Forfeit::Crashed("the DXP game is over".into()));
+        }
+        if let Err(why) = self.send_our_moves(game.moves()) {
+            self.session.as_mut().expect("a session").broken = true;
+            return Err(Forfeit::Crashed(why));
+        }
+        let s = self.session.as_ref().expect("a session");
+        if s.game.position() != game.position() {
+            return Err(Forfeit::Crashed(
+                "the DXP game is out of step with the game".into(),
+            ));
+        }
+        self.receive_move()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::play_game;
+    use crate::player::RandomPlayer;
+    use damspel_rules::Catalogue;
+    use std::thread::JoinHandle;
+
+    fn rules() -> Arc<Rules<u64>> {
+        let variant = Catalogue::builtin().get("international").unwrap();
+        Arc::new(Rules::<u64>::new(variant).unwrap())
+    }
+
+    fn config(timeout_ms: u64) -> DxpConfig {
+        DxpConfig {
+            move_timeout: Duration::from_millis(timeout_ms),
+            ..DxpConfig::default()
+        }
+    }
+
+    /// A scripted follower: accepts the connection and the GAMEREQ, then runs `script`;
+    /// returns what the script returns (e.g. the messages it received).
+    fn fake_peer<T: Send + 'static>(
+        script: impl FnOnce(&mut DxpConnection) -> T + Send + 'static,
+    ) -> (SocketAddr, JoinHandle<T>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let handle = std::thread::spawn(move || {
+            let mut conn = DxpConnection::accept(&listener).unwrap();
+            let t = Some(Duration::from_secs(10));
+            let Message::GameRequest(req) = conn.receive(t).unwrap() else {
+                panic!("expected GAMEREQ")
+            };
+            assert_eq!(req.follower_color, Color::White);
+            conn.send(&Message::GameAccept(dxp::GameAccept {
+                follower: "fake".into(),
+                code: AcceptCode::Accept,
+            }))
+            .unwrap();
+            script(&mut conn)
+        });
+        (addr, handle)
+    }
+
+    /// Everything the peer receives until the connection closes or goes quiet, answering a
+    /// GAMEEND with a GAMEEND.
+    fn collect(conn: &mut DxpConnection) -> Vec<Message> {
+        let mut got = Vec::new();
+        while let Ok(m) = conn.receive(Some(Duration::from_secs(5))) {
+            if let Message::GameEnd(_) = m {
+                let _ = conn.send(&Message::GameEnd(GameEnd {
+                    reason: EndReason::Unspecified,
+                    stop: StopCode::NextGame,
+                }));
+            }
+            got.push(m);
+        }
+        got
+    }
+
+    /// The DXP side plays White against a random mover.
+    fn game_with(
+        addr: SocketAddr,
+        timeout_ms: u64,
+    ) -> (DxpPlayer<u64>, GameRecord<u64>, DxpGameEnd) {
+        let rules = rules();
+        let mut dxp = DxpPlayer::connect(rules.clone(), addr, config(timeout_ms)).unwrap();
+        dxp.start(Color::White, &[]).unwrap();
+        let mut random = RandomPlayer::new(1);
+        let record = play_game(&rules, &mut dxp, &mut random, &[], 100);
+        let end = dxp.finish(&record).unwrap();
+        (dxp, record, end)
+    }
+
+    #[test]
+    fn an_illegal_move_forfeits_and_ends_the_game() {
+        let (addr, peer) = fake_peer(|conn| {
+            // 19-24 is a Black move; the peer plays White.
+            conn.send_raw(b"M0000192400\0").unwrap();
+            collect(conn)
+        });
+        let (dxp, record, end) = game_with(addr, 5000);
+        let Ending::Forfeit {
+            loser: Color::White,
+            reason: Forfeit::IllegalMove(why),
+        } = &record.ending
+        else {
+            panic!("{:?}", record.ending)
+        };
+        assert!(why.starts_with("move 19-24 is not legal here"), "{why}");
+        assert!(record.moves.is_empty());
+        // No new game on a connection that ended on a fault.
+        let mut dxp = dxp;
+        let e = dxp.start(Color::White, &[]).unwrap_err();
+        assert!(e.to_string().contains("out of step"), "{e}");
+        drop(dxp);
+        let got = peer.join().unwrap();
+        assert!(
+            matches!(&got[0], Message::Chat(t) if t.contains("illegal move")),
+            "{got:?}"
+        );
+        assert!(matches!(got[1], Message::GameEnd(_)), "{got:?}");
+        assert_eq!(end.sent.map(|e| e.reason), Some(EndReason::Unspecified));
+        assert!(!end.complete);
+    }
+
+    #[test]
+    fn malformed_data_forfeits() {
+        let (addr, peer) = fake_peer(|conn| {
+            conn.send_raw(b"M00zz\0").unwrap();
+            collect(conn)
+        });
+        let (dxp, record, _) = game_with(addr, 5000);
+        let Ending::Forfeit {
+            loser: Color::White,
+            reason: Forfeit::Crashed(why),
+        } = &record.ending
+        else {
+            panic!("{:?}", record.ending)
+        };
+        assert!(
+            why.contains("malformed message from the peer \"M00zz\": MOVE field `time`"),
+            "{why}"
+        );
+        drop(dxp);
+        let got = peer.join().unwrap();
+        assert!(got.iter().any(|m| matches!(m, Message::GameEnd(_))));
+    }
+
+    #[test]
+    fn a_silent_peer_times_out() {
+        let (addr, peer) = fake_peer(|conn| {
+            std::thread::sleep(Duration::from_millis(600));
+            collect(conn)
+        });
+        let start = Instant::now();
+        let (dxp, record, end) = game_with(addr, 200);
+        assert!(
+            matches!(
+                record.ending,
+                Ending::Forfeit {
+                    loser: Color::White,
+                    reason: Forfeit::TimedOut(_)
+                }
+            ),
+            "{:?}",
+            record.ending
+        );
+        assert!(start.elapsed() < Duration::from_secs(3));
+        assert!(!end.complete);
+        drop(dxp);
+        peer.join().unwrap();
+    }
+
+    #[test]
+    fn a_peer_that_gives_up_loses_and_the_end_is_answered() {
+        let (addr, peer) = fake_peer(|conn| {
+            conn.send(&Message::Chat("hello".into())).unwrap();
+            conn.send_raw(b"B001W\0").unwrap();
+            let answer = conn.receive(Some(Duration::from_secs(5))).unwrap();
+            conn.send_raw(b"M0000322800\0").unwrap();
+            let reply = conn.receive(Some(Duration::from_secs(5))).unwrap();
+            conn.send_raw(b"E10\0").unwrap();
+            let end = conn.receive(Some(Duration::from_secs(5))).unwrap();
+            (answer, reply, end)
+        });
+        let (dxp, record, end) = game_with(addr, 5000);
+        assert!(
+            matches!(
+                &record.ending,
+                Ending::Forfeit { loser: Color::White, reason: Forfeit::Crashed(why) }
+                    if why.contains("GAMEEND reason 1: I give up")
+            ),
+            "{:?}",
+            record.ending
+        );
+        assert_eq!(record.moves.len(), 2);
+        assert_eq!(dxp.chat(), ["hello"]);
+        assert!(end.peer_initiated && end.complete);
+        assert_eq!(end.peer_white_score, Some(0.0));
+        assert!(end.agrees_with(&record.ending));
+        let (answer, reply, ack) = peer.join().unwrap();
+        assert_eq!(answer, Message::BackAccept(BackAcceptCode::NotSupported));
+        assert!(matches!(reply, Message::Move(_)));
+        assert_eq!(
+            ack,
+            Message::GameEnd(GameEnd {
+                reason: EndReason::Unspecified,
+                stop: StopCode::NextGame
+            })
+        );
+    }
+
+    #[test]
+    fn a_declined_game_is_an_error() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = std::thread::spawn(move || {
+            let mut conn = DxpConnection::accept(&listener).unwrap();
+            conn.receive(Some(Duration::from_secs(5))).unwrap();
+            conn.send_raw(b"Afake                            2\0")
+                .unwrap();
+        });
+        let mut dxp = DxpPlayer::connect(rules(), addr, config(5000)).unwrap();
+        let e = dxp.start(Color::Black, &[]).unwrap_err();
+        assert!(matches!(e, DxpError::Declined(AcceptCode::DeclineThisGame)));
+        assert!(
+            e.to_string().contains("declined the game (GAMEACC code 2"),
+            "{e}"
+        );
+        peer.join().unwrap();
+    }
+
+    #[test]
+    fn other_boards_are_refused() {
+        let variant = Catalogue::builtin().get("russian").unwrap();
+        let rules = Arc::new(Rules::<u64>::new(variant).unwrap());
+        let e = DxpPlayer::connect(rules, "127.0.0.1:9", DxpConfig::default())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("10x10"), "{e}");
+    }
+}

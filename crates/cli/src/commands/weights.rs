@@ -1,0 +1,22 @@
+//! `damspel weights ID [--derived]`: the evaluation weights a variant plays with, as a weights
+//! file (so a tuned-against-untuned match can be reproduced from the command line).
+
+use anyhow::Result;
+use damspel_engine::Weights;
+use damspel_rules::Catalogue;
+
+pub fn run(catalogue: &Catalogue, id: &str, derived: bool) -> Result<()> {
+    let variant = catalogue.get(id)?;
+    let weights = if derived {
+        Weights::derived(&variant)
+    } else {
+        Weights::for_variant(&variant)
+    };
+    let made_by = if derived {
+        format!("damspel weights {} --derived", variant.id)
+    } else {
+        weights.source.clone()
+    };
+    print!("{}", weights.to_toml(&variant.id, &made_by));
+    Ok(())
+}

@@ -1,0 +1,548 @@
+//! `damspel dxp` on loopback against the match runner's DXP side (`damspel_arena::DxpPlayer`):
+//! the real binary as a child process, whole International games through `play_game`, and a
+//! peer that sends an illegal move or a malformed message.
+
+use std::io::{BufRead, BufReader, Read};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use damspel_arena::{
+    play_game, DxpConfig, DxpConnection, DxpGameEnd, DxpPlayer, Ending, EnginePlayer, GameRecord,
+    RandomPlayer,
+};
+use damspel_engine::Limits;
+use damspel_protocol::dxp::{
+    AcceptCode, BackAcceptCode, EndReason, GameEnd, GameRequest, Message, Start, StopCode,
+};
+use damspel_rules::{Catalogue, Color, Game, Outcome, Rules};
+
+const DEADLINE: Duration = Duration::from_secs(20);
+
+fn international() -> Arc<Rules<u64>> {
+    let variant = Catalogue::builtin().get("international").unwrap();
+    Arc::new(Rules::<u64>::new(variant).unwrap())
+}
+
+fn config() -> DxpConfig {
+    DxpConfig {
+        name: "loopback test".into(),
+        minutes: 1,
+        moves: 0,
+        move_timeout: Duration::from_secs(10),
+    }
+}
+
+/// The binary as a child process, its output read as it comes; killed if a test fails.
+struct Program {
+    child: Child,
+    lines: Receiver<String>,
+    stdout: Vec<String>,
+    stdout_thread: Option<JoinHandle<()>>,
+    stderr_thread: Option<JoinHandle<String>>,
+}
+
+struct Finished {
+    ok: bool,
+    stdout: Vec<String>,
+    stderr: String,
+}
+
+impl Program {
+    fn start(args: &[&str]) -> Program {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+            .arg("dxp")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the binary runs");
+        let stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        let stdout_thread = std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_thread = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
+        Program {
+            child,
+            lines,
+            stdout: Vec::new(),
+            stdout_thread: Some(stdout_thread),
+            stderr_thread: Some(stderr_thread),
+        }
+    }
+
+    /// Waits for a line of output that starts with `prefix`.
+    fn wait_for(&mut self, prefix: &str) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let left = deadline
+                .checked_duration_since(Instant::now())
+                .unwrap_or_else(|| panic!("no line {prefix:?}; output {:?}", self.stdout));
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.stdout.push(line.clone());
+                    if line.starts_with(prefix) {
+                        return line;
+                    }
+                }
+                Err(_) => panic!("no line {prefix:?}; output {:?}", self.stdout),
+            }
+        }
+    }
+
+    /// The address of `dxp: listening on ADDR (...)`.
+    fn listening_address(&mut self) -> String {
+        let line = self.wait_for("dxp: listening on ");
+        line["dxp: listening on ".len()..]
+            .split(' ')
+            .next()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Waits for the program to exit on its own.
+    fn finish(mut self) -> Finished {
+        let deadline = Instant::now() + DEADLINE;
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the program did not exit; output {:?}",
+                self.stdout
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        self.stdout_thread.take().unwrap().join().unwrap();
+        self.stdout.extend(self.lines.try_iter());
+        let stderr = self.stderr_thread.take().unwrap().join().unwrap();
+        assert!(
+            !stderr.contains("panicked"),
+            "the program panicked:\n{stderr}"
+        );
+        Finished {
+            ok: status.success(),
+            stdout: std::mem::take(&mut self.stdout),
+            stderr,
+        }
+    }
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// Every move of the record is legal, replayed from the start; returns the final game.
+fn replay(rules: &Arc<Rules<u64>>, record: &GameRecord<u64>) -> Game<u64> {
+    let mut game = Game::new(rules.clone());
+    for (i, mv) in record.opening.iter().chain(&record.moves).enumerate() {
+        assert!(game.play(mv), "ply {} of the record is illegal", i + 1);
+    }
+    game
+}
+
+/// The result the program printed: `dxp: result 1-0 (...)`.
+fn printed_result(out: &Finished) -> String {
+    let line = out
+        .stdout
+        .iter()
+        .find(|l| l.starts_with("dxp: result "))
+        .unwrap_or_else(|| panic!("no result line in {:?}", out.stdout));
+    line["dxp: result ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// Checks a game played through `play_game` against the program: legal moves, a result by
+/// the rules, the GAMEEND exchange, the program's own log and result.
+fn check_game(
+    rules: &Arc<Rules<u64>>,
+    record: &GameRecord<u64>,
+    transcript: &[String],
+    end: &DxpGameEnd,
+    out: &Finished,
+) {
+    let game = replay(rules, record);
+    let Ending::Rules(outcome) = &record.ending else {
+        panic!(
+            "the game did not end by the rules: {:?}\n{transcript:#?}",
+            record.ending
+        )
+    };
+    assert_eq!(game.outcome().as_ref(), Some(outcome));
+    assert!(
+        end.agrees_with(&record.ending),
+        "GAMEEND exchange {end:?} vs {:?}\n{transcript:#?}",
+        record.ending
+    );
+    // One MOVE message per ply, either way, then two GAMEENDs: the first from the side to move
+    // in the final position, with the result as that side sees it, and the answer.
+    let moves = transcript
+        .iter()
+        .filter(|l| l.starts_with("> M") || l.starts_with("< M"))
+        .count();
+    assert_eq!(moves, record.moves.len());
+    let ends: Vec<&String> = transcript
+        .iter()
+        .filter(|l| l.starts_with("> E") || l.starts_with("< E"))
+        .collect();
+    assert_eq!(ends.len(), 2, "{ends:?}");
+    assert!(
+        transcript.last().unwrap().starts_with("> E")
+            || transcript.last().unwrap().starts_with("< E")
+    );
+    let loser_to_move = game.position().side_to_move();
+    let first = &ends[0][2..];
+    let expected = match outcome {
+        Outcome::Draw(_) => "E2",
+        Outcome::Win { winner, .. } if *winner == loser_to_move => "E3",
+        Outcome::Win { .. } => "E1",
+    };
+    assert!(first.starts_with(expected), "{first} for {outcome}");
+    assert!(
+        ends[1][2..].starts_with("E0"),
+        "the answer gives no reason: {ends:?}"
+    );
+    // The program logged the same plies and the same result.
+    assert!(out.ok, "the program failed: {}", out.stderr);
+    let plies = out
+        .stdout
+        .iter()
+        .filter(|l| l.ends_with("(damspel)") || l.ends_with("(peer)"))
+        .count();
+    assert_eq!(plies, record.moves.len(), "{:?}", out.stdout);
+    assert_eq!(printed_result(out), record.ending.result_text());
+    assert_eq!(printed_result(out), outcome.result_text());
+    eprintln!("{} plies: {}", record.moves.len(), record.ending.reason());
+}
+
+#[test]
+fn a_whole_game_against_the_listening_program() {
+    let rules = international();
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "2"]);
+    let addr = program.listening_address();
+    let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
+    let mut ours = EnginePlayer::new(
+        "damspel depth 1".into(),
+        rules.clone(),
+        None,
+        Limits::depth(1),
+        8,
+    );
+    // The DXP side is Black; without `start` the first `choose` proposes the game.
+    let record = play_game(&rules, &mut ours, &mut dxp, &[], 1000);
+    let end = dxp.finish(&record).unwrap();
+    assert_eq!(dxp.peer_name(), Some("Damspel 0.1.0"));
+    assert_eq!(record.black, "Damspel 0.1.0");
+    let transcript = dxp.transcript().to_vec();
+    assert_eq!(
+        transcript[0],
+        format!("> R01{:<32}Z001000A", "loopback test"),
+        "the GAMEREQ"
+    );
+    assert_eq!(transcript[1], format!("< A{:<32}0", "Damspel 0.1.0"));
+    drop(dxp); // closes the connection: the program leaves
+    let out = program.finish();
+    check_game(&rules, &record, &transcript, &end, &out);
+    assert!(out
+        .stdout
+        .iter()
+        .any(|l| l.contains("closed the connection after 1 game")));
+}
+
+#[test]
+fn two_games_on_one_connection_with_colours_swapped() {
+    let rules = international();
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let addr = program.listening_address();
+    let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
+    let mut ours = RandomPlayer::new(7);
+    // Game 1: an opening of two plies, the DXP side White (it moves first after the opening).
+    let mut opening_game = Game::new(rules.clone());
+    let opening: Vec<_> = (0..2)
+        .map(|_| {
+            let mv = opening_game.legal_moves()[0];
+            opening_game.play(&mv);
+            mv
+        })
+        .collect();
+    dxp.start(Color::White, &opening).unwrap();
+    let first = play_game(&rules, &mut dxp, &mut ours, &opening, 1000);
+    let end1 = dxp.finish(&first).unwrap();
+    assert!(
+        end1.agrees_with(&first.ending),
+        "{end1:?} {:?}",
+        first.ending
+    );
+    assert!(
+        dxp.transcript()[0].ends_with(&format!(
+            "W001000BW{}",
+            &damspel_protocol::dxp::to_board(&rules, opening_game.position()).to_text()[1..]
+        )),
+        "a set-up start: {}",
+        dxp.transcript()[0]
+    );
+    replay(&rules, &first);
+    // Game 2: the standard start, the DXP side Black against a deeper engine, which wins: the
+    // program, to move in the final position, sends the first GAMEEND ("I give up").
+    dxp.start(Color::Black, &[]).unwrap();
+    let mut deeper = EnginePlayer::new("depth 4".into(), rules.clone(), None, Limits::depth(4), 8);
+    let second = play_game(&rules, &mut deeper, &mut dxp, &[], 1000);
+    let end2 = dxp.finish(&second).unwrap();
+    assert!(
+        end2.agrees_with(&second.ending),
+        "{end2:?} {:?}",
+        second.ending
+    );
+    assert_eq!(second.ending.result_text(), "1-0", "{:?}", second.ending);
+    assert!(end2.peer_initiated, "{end2:?}");
+    assert_eq!(end2.peer_white_score, Some(1.0));
+    replay(&rules, &second);
+    drop(dxp);
+    let out = program.finish();
+    assert!(out.ok, "{}", out.stderr);
+    let results: Vec<&String> = out
+        .stdout
+        .iter()
+        .filter(|l| l.starts_with("dxp: result "))
+        .collect();
+    assert_eq!(results.len(), 2, "{:?}", out.stdout);
+    assert!(results[0].starts_with(&format!("dxp: result {}", first.ending.result_text())));
+    assert!(results[1].starts_with(&format!("dxp: result {}", second.ending.result_text())));
+}
+
+#[test]
+fn a_whole_game_against_the_connecting_program() {
+    let rules = international();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let program = Program::start(&["--connect", &addr, "--depth", "2", "--time", "5"]);
+    let mut dxp = DxpPlayer::accept(rules.clone(), &listener, config()).unwrap();
+    // The program proposes: it plays White, 7 minutes (75 moves of 5 s), no move limit.
+    let peer = dxp.await_request().unwrap();
+    assert_eq!(peer, Color::White);
+    assert_eq!(
+        dxp.transcript()[0],
+        format!("< R01{:<32}Z007000A", "Damspel 0.1.0")
+    );
+    let mut ours = EnginePlayer::new(
+        "damspel depth 1".into(),
+        rules.clone(),
+        None,
+        Limits::depth(1),
+        8,
+    );
+    let record = play_game(&rules, &mut dxp, &mut ours, &[], 1000);
+    let end = dxp.finish(&record).unwrap();
+    let transcript = dxp.transcript().to_vec();
+    // The initiator plays one game: its GAMEEND (first or answer) asks to stop.
+    assert!(dxp.peer_stopped(), "{transcript:#?}");
+    drop(dxp);
+    let out = program.finish();
+    check_game(&rules, &record, &transcript, &end, &out);
+}
+
+/// A hand-driven initiator: GAMEREQ with the peer as Black, then whatever the test sends.
+fn raw_initiator(program: &mut Program) -> DxpConnection {
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    conn.send(&Message::GameRequest(GameRequest {
+        version: 1,
+        initiator: "raw test".into(),
+        follower_color: Color::Black,
+        minutes: 1,
+        moves: 0,
+        start: Start::Standard,
+    }))
+    .unwrap();
+    match conn.receive(Some(DEADLINE)).unwrap() {
+        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
+        other => panic!("{other:?}"),
+    }
+    conn
+}
+
+/// After a bad message the program sends a CHAT with the reason and a GAMEEND; we answer.
+fn expect_game_end(conn: &mut DxpConnection) -> String {
+    let mut chat = String::new();
+    loop {
+        match conn.receive(Some(DEADLINE)).unwrap() {
+            Message::Chat(text) => chat = text,
+            Message::GameEnd(e) => {
+                assert_eq!(e.reason, EndReason::Unspecified);
+                let _ = conn.send(&Message::GameEnd(GameEnd {
+                    reason: EndReason::Unspecified,
+                    stop: StopCode::Stop,
+                }));
+                return chat;
+            }
+            other => panic!("expected CHAT or GAMEEND, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn an_illegal_move_ends_the_game_with_an_error() {
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let mut conn = raw_initiator(&mut program);
+    // 32-37 moves a White man backwards.
+    conn.send_raw(b"M0000323700\0").unwrap();
+    let chat = expect_game_end(&mut conn);
+    assert!(chat.contains("32-37 is not legal"), "{chat}");
+    let out = program.finish();
+    assert!(!out.ok);
+    let error = out.stderr.trim();
+    assert!(
+        error.starts_with("damspel: illegal move from the peer after 0 plies: move 32-37 is not legal here; legal moves (9): "),
+        "{error}"
+    );
+    assert_eq!(error.lines().count(), 1, "{error}");
+}
+
+#[test]
+fn an_illegal_capture_set_ends_the_game_with_an_error() {
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let mut conn = raw_initiator(&mut program);
+    // A legal first move, then the program answers; then a capture that is not there.
+    conn.send_raw(b"M0000322800\0").unwrap();
+    match conn.receive(Some(DEADLINE)).unwrap() {
+        Message::Move(_) => {}
+        other => panic!("{other:?}"),
+    }
+    conn.send_raw(b"M000028190123\0").unwrap();
+    expect_game_end(&mut conn);
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(
+        out.stderr
+            .contains("move 28x19 (captures 23) is not legal here"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn malformed_messages_end_the_game_with_an_error() {
+    for (bytes, expected) in [
+        (&b"M00x0322800\0"[..], "MOVE field `time` (column 2)"),
+        (
+            &b"M0000322800extra\0"[..],
+            "0 captured pieces take 0 characters, but 5 follow: \"extra\"",
+        ),
+        (&b"X\0"[..], "unknown message type 'X'"),
+        (
+            &b"M0000\xff22800\0"[..],
+            "byte 0xFF at column 6 is not ASCII 1-127",
+        ),
+    ] {
+        let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+        let mut conn = raw_initiator(&mut program);
+        conn.send_raw(bytes).unwrap();
+        expect_game_end(&mut conn);
+        let out = program.finish();
+        assert!(!out.ok);
+        assert!(
+            out.stderr.contains(expected),
+            "{expected:?} in {}",
+            out.stderr
+        );
+        assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+    }
+}
+
+#[test]
+fn too_long_a_message_ends_the_game_with_an_error() {
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let mut conn = raw_initiator(&mut program);
+    conn.send_raw(&[b'C'; 200]).unwrap();
+    expect_game_end(&mut conn);
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(out.stderr.contains("message too long"), "{}", out.stderr);
+}
+
+#[test]
+fn boards_other_than_10x10_are_refused_in_one_line() {
+    for variant in ["russian", "turkish", "american"] {
+        let out = Program::start(&["--variant", variant, "--listen", "127.0.0.1:0"]).finish();
+        assert!(!out.ok);
+        assert!(out.stdout.is_empty(), "{:?}", out.stdout);
+        let error = out.stderr.trim();
+        assert_eq!(error.lines().count(), 1, "{error}");
+        assert!(
+            error.contains(variant) && error.contains("10x10"),
+            "{error}"
+        );
+    }
+}
+
+#[test]
+fn chat_take_backs_and_a_resignation() {
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let mut conn = raw_initiator(&mut program);
+    let receive = |conn: &mut DxpConnection| conn.receive(Some(DEADLINE)).unwrap();
+    conn.send_raw(b"CHello from the test\0").unwrap();
+    conn.send_raw(b"M0000322800\0").unwrap();
+    assert!(matches!(receive(&mut conn), Message::Move(_)));
+    // No such position yet: declined. Back to the start: accepted.
+    conn.send_raw(b"B050W\0").unwrap();
+    assert_eq!(
+        receive(&mut conn),
+        Message::BackAccept(BackAcceptCode::Decline)
+    );
+    conn.send_raw(b"B001W\0").unwrap();
+    assert_eq!(
+        receive(&mut conn),
+        Message::BackAccept(BackAcceptCode::Accept)
+    );
+    // Another first move is legal again from the start.
+    conn.send_raw(b"M0000312700\0").unwrap();
+    assert!(matches!(receive(&mut conn), Message::Move(_)));
+    // White gives up, and stops.
+    conn.send_raw(b"E11\0").unwrap();
+    assert_eq!(
+        receive(&mut conn),
+        Message::GameEnd(GameEnd {
+            reason: EndReason::Unspecified,
+            stop: StopCode::NextGame
+        })
+    );
+    let out = program.finish();
+    assert!(out.ok, "{}", out.stderr);
+    let log = out.stdout.join("\n");
+    for expected in [
+        "dxp: chat: Hello from the test",
+        "dxp: 1. 32-28 (peer)",
+        "dxp: take-back to move 50 with white to move declined",
+        "dxp: take-back to move 1 with white to move accepted",
+        "dxp: 1. 31-27 (peer)",
+        "dxp: GAMEEND received (I give up), answered",
+        "dxp: result 0-1 (the peer (white) ended the game: I give up)",
+        "dxp: the peer asked to stop",
+    ] {
+        assert!(log.contains(expected), "{expected:?} in\n{log}");
+    }
+}

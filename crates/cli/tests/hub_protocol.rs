@@ -1,0 +1,393 @@
+//! `damspel hub` as a GUI drives it: the handshake, searches with every level, `ping` and
+//! `stop` during a search, pondering, other boards, and malformed input, which must get an
+//! `error` line and never end the engine.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+struct Hub {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+}
+
+const START: &str = "Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww";
+
+impl Hub {
+    fn start() -> Hub {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+            .arg("hub")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("damspel hub starts");
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Hub {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, text: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Lines up to and including the first one for which `last` holds.
+    fn until(&mut self, last: impl Fn(&str) -> bool, timeout: Duration) -> Vec<String> {
+        let deadline = Instant::now() + timeout;
+        let mut out = Vec::new();
+        loop {
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(wait) {
+                Ok(line) => {
+                    let done = last(&line);
+                    out.push(line);
+                    if done {
+                        return out;
+                    }
+                }
+                Err(e) => panic!("no expected line within {timeout:?} ({e}); got {out:?}"),
+            }
+        }
+    }
+
+    fn ping(&mut self) -> Vec<String> {
+        self.send("ping");
+        self.until(|l| l == "pong", Duration::from_secs(10))
+    }
+
+    fn handshake(&mut self) -> Vec<String> {
+        self.send("hub");
+        let lines = self.until(|l| l == "wait", Duration::from_secs(10));
+        self.send("init");
+        self.until(|l| l == "ready", Duration::from_secs(30));
+        lines
+    }
+
+    fn think(&mut self, level: &str) -> Vec<String> {
+        self.send(level);
+        self.send("go think");
+        self.until(|l| l.starts_with("done"), Duration::from_secs(60))
+    }
+
+    /// Closes stdin and waits for the engine to exit.
+    fn close(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the engine did not quit at EOF");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Hub {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn value<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let start = line.find(&format!(" {name}="))? + name.len() + 2;
+    let rest = &line[start..];
+    if let Some(quoted) = rest.strip_prefix('"') {
+        quoted.split('"').next()
+    } else {
+        rest.split(' ').next()
+    }
+}
+
+#[test]
+fn handshake_declares_the_engine_and_its_parameters() {
+    let mut hub = Hub::start();
+    let lines = hub.handshake();
+    assert!(
+        lines[0].starts_with("id name=Damspel version="),
+        "{lines:?}"
+    );
+    assert!(lines[0].contains(" author=") && lines[0].contains(" country="));
+    let variant = lines
+        .iter()
+        .find(|l| l.starts_with("param name=variant "))
+        .expect("a variant parameter");
+    assert_eq!(value(variant, "value"), Some("international"));
+    assert_eq!(value(variant, "type"), Some("enum"));
+    let values: Vec<&str> = value(variant, "values").unwrap().split(' ').collect();
+    for id in ["international", "killer", "american", "russian", "turkish"] {
+        assert!(values.contains(&id), "{id} not in {values:?}");
+    }
+    assert!(values.len() >= 50, "{values:?}");
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("param name=threads ") && l.contains("type=int")));
+    assert!(lines
+        .iter()
+        .any(|l| l.starts_with("param name=hash ") && l.contains("type=int")));
+    assert_eq!(lines.last().unwrap(), "wait");
+    assert!(hub.close().success());
+}
+
+#[test]
+fn searches_with_every_level_answer_info_and_a_legal_done() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("new-game");
+    hub.send(&format!("pos pos={START}"));
+    for level in [
+        "level depth=4",
+        "level nodes=20000",
+        "level move-time=0.2",
+        "level time=10 inc=0.1",
+        "level moves=20 time=5",
+    ] {
+        let started = Instant::now();
+        let lines = hub.think(level);
+        let done = lines.last().unwrap();
+        let mv = value(done, "move").unwrap_or_else(|| panic!("{level}: {done}"));
+        // White's first moves: 31-26 … 35-30.
+        let (from, to) = mv.split_once('-').unwrap();
+        assert!((31..=35).contains(&from.parse::<u32>().unwrap()), "{mv}");
+        assert!((26..=30).contains(&to.parse::<u32>().unwrap()), "{mv}");
+        let info: Vec<&String> = lines.iter().filter(|l| l.starts_with("info ")).collect();
+        assert!(!info.is_empty(), "{level}: {lines:?}");
+        let last = info.last().unwrap();
+        for field in ["depth", "score", "nodes", "time", "pv"] {
+            assert!(value(last, field).is_some(), "{field} missing in {last}");
+        }
+        assert!(value(last, "score").unwrap().parse::<f64>().is_ok());
+        if level == "level depth=4" {
+            assert_eq!(value(last, "depth"), Some("4"), "{lines:?}");
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "{level}");
+    }
+    // The example of the protocol text: a position and king moves.
+    hub.send(
+        "pos pos=BeeeWWeeeeeeeeeeeeeeeeeeeweeeeeeeeewweBeeeeeeeeeBee moves=\"38-15 5-41 48-26\"",
+    );
+    let lines = hub.think("level depth=3");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+    assert!(hub.close().success());
+}
+
+#[test]
+fn ping_and_stop_are_answered_during_a_search() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("pos start");
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        let lines = hub.ping();
+        assert!(!lines.iter().any(|l| l.starts_with("done")), "{lines:?}");
+    }
+    hub.send("stop");
+    let lines = hub.until(|l| l.starts_with("done"), Duration::from_secs(5));
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    // A stop that arrives with the go.
+    hub.send("go analyze");
+    hub.send("stop");
+    hub.until(|l| l.starts_with("done"), Duration::from_secs(5));
+    // A ponder search ends after ponder-hit within its move time.
+    hub.send("level move-time=0.3");
+    hub.send("go ponder");
+    std::thread::sleep(Duration::from_millis(500));
+    let lines = hub.ping();
+    assert!(
+        !lines.iter().any(|l| l.starts_with("done")),
+        "ponder ended early: {lines:?}"
+    );
+    let hit = Instant::now();
+    hub.send("ponder-hit");
+    hub.until(|l| l.starts_with("done"), Duration::from_secs(5));
+    assert!(
+        hit.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        hit.elapsed()
+    );
+    // Commands sent during a search wait for it: the second go runs after the first done.
+    hub.send("level infinite");
+    hub.send("go analyze");
+    hub.send("level depth=2");
+    hub.send("go think");
+    std::thread::sleep(Duration::from_millis(100));
+    hub.send("stop");
+    hub.until(|l| l.starts_with("done"), Duration::from_secs(5));
+    let lines = hub.until(|l| l.starts_with("done"), Duration::from_secs(10));
+    assert!(
+        lines.iter().any(|l| l.starts_with("info depth=2 ")),
+        "{lines:?}"
+    );
+    // Quit during a search ends the engine.
+    hub.send("level infinite");
+    hub.send("go analyze");
+    hub.send("quit");
+    assert!(hub.close().success());
+}
+
+#[test]
+fn eof_during_a_search_ends_the_engine() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(hub.close().success());
+}
+
+#[test]
+fn other_boards_use_their_own_position_length_and_square_names() {
+    // Turkish: 8x8 all squares, 64 squares a1, b1, …, h8; moves in algebraic names.
+    let mut hub = Hub::start();
+    hub.send("hub");
+    hub.until(|l| l == "wait", Duration::from_secs(10));
+    hub.send("set-param name=variant value=turkish");
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    let start = format!(
+        "W{}{}{}{}{}",
+        "e".repeat(8),
+        "w".repeat(16),
+        "e".repeat(16),
+        "b".repeat(16),
+        "e".repeat(8)
+    );
+    hub.send(&format!("pos pos={start} moves=\"d3-d4 e6-e5\""));
+    let lines = hub.think("level depth=3");
+    let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
+    assert!(
+        mv.len() == 5 && mv.as_bytes()[2] == b'-' && mv.as_bytes()[0].is_ascii_lowercase(),
+        "{mv}"
+    );
+    // A 51-character position is wrong here.
+    hub.send(&format!("pos pos={START}"));
+    let lines = hub.ping();
+    assert!(lines[0].contains("65 characters"), "{lines:?}");
+
+    // Switching variant after init: set-param, then init rebuilds the engine.
+    hub.send("set-param name=variant value=russian");
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    let russian = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
+    hub.send(&format!("pos pos={russian}"));
+    let lines = hub.think("level depth=3");
+    let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
+    let (from, to) = mv.split_once('-').unwrap();
+    assert!((21..=24).contains(&from.parse::<u32>().unwrap()), "{mv}");
+    assert!((17..=20).contains(&to.parse::<u32>().unwrap()), "{mv}");
+    assert!(hub.close().success());
+}
+
+#[test]
+fn malformed_lines_get_an_error_and_the_engine_goes_on() {
+    let mut hub = Hub::start();
+    let long_position = format!("pos pos=W{}", "e".repeat(100_000));
+    let garbage: Vec<String> = [
+        "",
+        "   ",
+        "=",
+        "\"",
+        "=== ===",
+        "\"hub\"",
+        "pos pos=\"Wbbbb",
+        "pos pos=",
+        "pos pos=\"\"",
+        "level depth=",
+        "level depth=deep",
+        "level depth=-3",
+        "level move-time=-1",
+        "level move-time=nan",
+        "level nodes=99999999999999999999999",
+        "level moves=10",
+        "set-param",
+        "set-param name=variant value=chess",
+        "set-param name=threads value=0",
+        "set-param name=hash value=lots",
+        "ping \u{1}",
+        "go \"think",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([long_position])
+    .collect();
+    // Before init and after.
+    for phase in ["before init", "after init"] {
+        for line in &garbage {
+            hub.send(line);
+            let lines = hub.ping();
+            assert!(
+                lines.len() == 2 && lines[0].starts_with("error message="),
+                "{phase}: `{}` got {lines:?}",
+                line.chars().take(40).collect::<String>()
+            );
+        }
+        if phase == "before init" {
+            hub.handshake();
+        }
+    }
+    // Positions and moves that do not fit the rules.
+    for line in [
+        "pos pos=Wbbbbb".to_string(),
+        format!("pos pos=X{}", &START[1..]),
+        format!("pos pos={}q", &START[..50]),
+        format!("pos pos=Ww{}", &START[2..]),
+        format!("pos pos={START} moves=\"33-27\""),
+        format!("pos pos={START} moves=\"31-27 31-27\""),
+        format!("pos pos={START} moves=\"31x27\""),
+        format!("pos pos={START} moves=\"a1-b2\""),
+        format!("pos pos={START} moves=\"31-27-22\""),
+    ] {
+        hub.send(&line);
+        let lines = hub.ping();
+        assert!(
+            lines.len() == 2 && lines[0].starts_with("error message="),
+            "`{line}` got {lines:?}"
+        );
+    }
+    // Unknown commands and arguments are ignored without a word.
+    for line in [
+        "frobnicate",
+        "xyzzy a=1 b=\"2 3\" c",
+        "go-faster now",
+        "new-game extra=1",
+    ] {
+        hub.send(line);
+        let lines = hub.ping();
+        assert!(lines.iter().all(|l| l == "pong"), "`{line}` got {lines:?}");
+    }
+    // Bytes that are not UTF-8, a bare carriage return, a NUL: no crash.
+    hub.send_bytes(b"\xff\xfe\xfd\n\r\n\0\n");
+    hub.ping();
+    // Still a working engine.
+    hub.send(&format!("pos pos={START}"));
+    let lines = hub.think("level depth=3");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    assert!(hub.close().success());
+}

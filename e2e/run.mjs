@@ -1,0 +1,546 @@
+// Browser end-to-end tests of the Damspel web page: Playwright (playwright-core) driving the
+// system's Chromium (/usr/bin/chromium, never a downloaded browser) against a running server.
+//
+//   DAMSPEL_URL=http://127.0.0.1:8080 node run.mjs
+//
+// Environment: DAMSPEL_URL (the server, default http://127.0.0.1:8080), CHROMIUM (browser path,
+// default /usr/bin/chromium), E2E_SCREENSHOTS (default <workspace>/target/e2e-screenshots),
+// E2E_ENGINE_TIME (engine seconds per move, default 0.05), E2E_SEED (the random player's seed),
+// E2E_ONLY (run only the tests whose name contains this text), E2E_VARIANTS ("all" (default) or
+// "families": which variants get a start-position screenshot).
+//
+// The tests read the page only through its data- attributes (documented at the top of
+// crates/server/web/app.js): the board's data-legal, data-busy, data-human-to-move, data-ply,
+// data-outcome, data-choosing and data-route-options, and click squares by data-square.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BASE = (process.env.DAMSPEL_URL || 'http://127.0.0.1:8080').replace(/\/$/, '');
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+const SHOTS = process.env.E2E_SCREENSHOTS || path.resolve(here, '../target/e2e-screenshots');
+const ENGINE_TIME = process.env.E2E_ENGINE_TIME || '0.05';
+const SEED = Number(process.env.E2E_SEED || 20261122);
+const ONLY = process.env.E2E_ONLY || '';
+const MAX_PLIES = 600;
+
+fs.mkdirSync(SHOTS, { recursive: true });
+console.log(`# server ${BASE}, browser ${CHROMIUM}, screenshots ${SHOTS}, seed ${SEED}`);
+
+// A small seeded generator, so that a failing game can be replayed with the same E2E_SEED.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = rng(SEED);
+
+let ctx;
+let userDataDir;
+
+before(async () => {
+  userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'damspel-e2e-chromium-'));
+  ctx = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    acceptDownloads: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  ctx.setDefaultTimeout(30000);
+});
+
+after(async () => {
+  if (ctx) await ctx.close();
+  if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+});
+
+function e2e(name, fn, timeout = 300000) {
+  test(name, { skip: ONLY && !name.includes(ONLY) ? `E2E_ONLY=${ONLY}` : false, timeout }, fn);
+}
+
+/** A page on the server with its console errors and uncaught exceptions collected. */
+async function openPage(viewport = { width: 1280, height: 860 }, hash = '') {
+  const page = await ctx.newPage();
+  await page.setViewportSize(viewport);
+  page.errors = [];
+  page.on('pageerror', (e) => page.errors.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    // 4xx answers that the page expects and shows as messages are not errors of the page
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) page.errors.push(`console: ${m.text()}`);
+  });
+  await page.goto(`${BASE}/${hash}`);
+  await page.waitForSelector('html[data-ready="true"]');
+  return page;
+}
+
+async function closePage(page) {
+  const errors = page.errors;
+  await page.close();
+  assert.deepEqual(errors, [], 'the page logged errors');
+}
+
+async function board(page) {
+  return page.evaluate(() => {
+    const b = document.getElementById('board');
+    const d = b.dataset;
+    return {
+      mode: d.mode,
+      gameId: d.gameId,
+      variant: d.variant,
+      fen: d.fen,
+      side: d.sideToMove,
+      ply: Number(d.ply),
+      redo: Number(d.redo),
+      human: d.humanToMove === 'true',
+      busy: d.busy === 'true',
+      outcome: d.outcome,
+      legal: JSON.parse(d.legal || '[]'),
+      choosing: d.choosing === 'true',
+      routeOptions: JSON.parse(d.routeOptions || '[]'),
+      selected: d.selected,
+      pieces: b.querySelectorAll('[data-piece]').length,
+      squares: b.querySelectorAll('rect[data-square]').length,
+    };
+  });
+}
+
+/** Waits until a person may move or the game is over; nothing pending, the engine idle. */
+async function waitTurn(page, timeout = 60000) {
+  await page.waitForFunction(
+    () => {
+      const d = document.getElementById('board').dataset;
+      return d.busy === 'false' && d.mode === 'play' && (d.outcome !== '' || d.humanToMove === 'true');
+    },
+    null,
+    { timeout, polling: 50 }
+  );
+  return board(page);
+}
+
+/** Waits for the finite animations (piece slides, fades, dialogs) to end, for screenshots. */
+async function settle(page) {
+  await page.waitForFunction(
+    () => document.getAnimations().filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Infinity).length === 0,
+    null,
+    { timeout: 5000 }
+  );
+}
+
+async function shot(page, name, opts = {}) {
+  await settle(page);
+  await page.screenshot({ path: path.join(SHOTS, name), ...opts });
+}
+
+async function clickSquare(page, sq) {
+  await page.click(`#board rect[data-square="${sq}"]`);
+}
+
+/** Plays `move` (an entry of data-legal) by clicks: from, to, then the route squares if asked. */
+async function playMove(page, move) {
+  const before = await board(page);
+  await clickSquare(page, move.from);
+  const sel = await board(page);
+  assert.equal(sel.selected, move.from, `${move.from} is selected`);
+  await clickSquare(page, move.to);
+  let routeClicks = 0;
+  for (;;) {
+    const b = await board(page);
+    if (!b.choosing) break;
+    // the next landing square of our route among those offered
+    const next = move.path.find((p) => b.routeOptions.includes(p));
+    assert.ok(next, `route options ${JSON.stringify(b.routeOptions)} do not continue ${move.full}`);
+    await clickSquare(page, next);
+    routeClicks++;
+    assert.ok(routeClicks <= move.path.length, 'too many route clicks');
+  }
+  await page.waitForFunction((ply) => {
+    const d = document.getElementById('board').dataset;
+    return Number(d.ply) > ply || d.outcome !== '';
+  }, before.ply);
+  return routeClicks;
+}
+
+async function openNewGameDialog(page) {
+  const open = await page.evaluate(() => document.querySelector('[data-dialog="new-game"]').open);
+  if (!open) await page.click('[data-action="new-game"]');
+  await page.waitForSelector('[data-dialog="new-game"][open]');
+}
+
+/** Starts a game through the new game dialog. */
+async function newGame(page, { variant, opponent = 'engine', color = 'white', time = ENGINE_TIME }) {
+  await openNewGameDialog(page);
+  await page.click(`[data-dialog="new-game"] [data-variant="${variant}"]`);
+  await page.waitForSelector(`[data-role="picked-info"][data-picked="${variant}"] h3`);
+  await page.click(`[data-opponent="${opponent}"]`);
+  if (opponent === 'engine') {
+    await page.click(`[data-color="${color}"]`);
+    await page.fill('[data-field="engine-time"]', String(time));
+  }
+  const oldId = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction(
+    ([v, old]) => {
+      const d = document.getElementById('board').dataset;
+      return d.mode === 'play' && d.variant === v && d.gameId !== '' && d.gameId !== old;
+    },
+    [variant, oldId]
+  );
+  return board(page);
+}
+
+async function api(method, p, body) {
+  const r = await fetch(`${BASE}${p}`, {
+    method,
+    headers: body ? { 'Content-Type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${p}: ${r.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** Plays a whole game by clicks against the engine, picking random legal moves. */
+async function playAgainstEngine(variant, color) {
+  const page = await openPage();
+  await newGame(page, { variant, opponent: 'engine', color });
+  let b = await waitTurn(page);
+  const id = b.gameId;
+  assert.match(await page.evaluate(() => location.hash), new RegExp(`^#/game/${id}$`));
+  let humanMoves = 0;
+  let routeClicks = 0;
+  let reloaded = false;
+  while (!b.outcome) {
+    assert.ok(b.ply < MAX_PLIES, `${variant}: no result after ${MAX_PLIES} plies`);
+    assert.ok(b.legal.length > 0, 'a person to move has legal moves');
+    // Halfway through the opening, reload: the game must come back exactly as it was.
+    if (!reloaded && b.ply >= 8) {
+      reloaded = true;
+      const fenBefore = b.fen;
+      const plyBefore = b.ply;
+      await page.reload();
+      await page.waitForSelector('html[data-ready="true"]');
+      const after = await waitTurn(page);
+      assert.equal(after.gameId, id, 'same game after reload');
+      assert.equal(after.fen, fenBefore, 'same position after reload');
+      assert.equal(after.ply, plyBefore, 'same number of plies after reload');
+      assert.deepEqual(after.legal, b.legal, 'same legal moves after reload');
+      const listed = await page.locator('[data-role="movelist"] [data-ply]').count();
+      assert.equal(listed, plyBefore, 'move list restored');
+      b = after;
+    }
+    const move = b.legal[Math.floor(random() * b.legal.length)];
+    routeClicks += await playMove(page, move);
+    humanMoves++;
+    const played = await page.evaluate(() => document.querySelector('[data-role="movelist"] [data-ply].current')?.getAttribute('title'));
+    b = await waitTurn(page, 120000);
+    // our move is in the history (the engine may have answered since)
+    const state = await api('GET', `/api/games/${id}`);
+    assert.ok(state.history.some((h) => h.full === move.full), `${move.full} was played`);
+    assert.ok(played, 'the move list shows the last move');
+  }
+  // The result and its reason are shown.
+  const result = page.locator('[data-role="result"]');
+  await result.waitFor({ state: 'visible' });
+  assert.equal(await result.getAttribute('data-result'), b.outcome);
+  const state = await api('GET', `/api/games/${id}`);
+  assert.ok(state.outcome, 'the server has the result');
+  assert.equal(state.outcome.result, b.outcome);
+  assert.ok((await result.textContent()).includes(state.outcome.reason), 'the reason is shown');
+  assert.equal(state.history.length, b.ply);
+  assert.ok(reloaded || b.ply < 8, 'reloaded in the middle');
+  // The engine's thinking arrived through the event stream at least once.
+  const depth = await page.textContent('[data-role="engine-depth"]');
+  assert.match(depth, /^\d+$/, 'engine depth shown from the event stream');
+  await shot(page, `game-${variant}-end.png`);
+  console.log(`# ${variant}: ${b.ply} plies, ${humanMoves} by clicks (${routeClicks} route clicks), ${state.outcome.result}: ${state.outcome.reason}`);
+  await closePage(page);
+}
+
+e2e('Turkish: a whole game against the engine by clicks, with a reload', () => playAgainstEngine('turkish', 'white'));
+e2e('International: a whole game against the engine by clicks, with a reload', () => playAgainstEngine('international', 'white'));
+e2e('Dameo: a whole game against the engine by clicks (playing Black), with a reload', () => playAgainstEngine('dameo', 'black'));
+
+e2e('capture routes that share from and to are chosen on the board (FEN import)', async () => {
+  const page = await openPage();
+  for (const [variant, fen] of [
+    ['international', 'W:WK31:B24,27,28,43'],
+    ['turkish', 'W:WKh2:Ba4,c4,c7,f2,f6,g5'],
+  ]) {
+    // import the position through the FEN / PDN dialog
+    if (!(await board(page)).gameId) await newGame(page, { variant, opponent: 'human' });
+    await page.click('[data-action="share"]');
+    await page.waitForSelector('[data-dialog="share"][open]');
+    await page.selectOption('[data-field="import-variant"]', variant);
+    await page.selectOption('[data-field="import-players"]', 'human-human');
+    await page.fill('[data-field="import-text"]', fen);
+    await page.click('[data-action="import"]');
+    await page.waitForFunction((v) => document.getElementById('board').dataset.variant === v && document.getElementById('board').dataset.ply === '0', variant);
+    const b = await waitTurn(page);
+    const groups = new Map();
+    for (const m of b.legal) groups.set(`${m.from}>${m.to}`, [...(groups.get(`${m.from}>${m.to}`) || []), m]);
+    const shared = [...groups.values()].find((g) => g.length > 1);
+    assert.ok(shared, `${variant}: ${fen} has captures sharing from and to`);
+    // take the last route (not the first offered) to be sure the choice is ours
+    const move = shared[shared.length - 1];
+    await clickSquare(page, move.from);
+    await clickSquare(page, move.to);
+    const c = await board(page);
+    assert.equal(c.choosing, true, 'the page asks for the route');
+    assert.equal(await page.locator('[data-action="pick-route"]').count(), shared.length, 'one button per route');
+    await shot(page, `route-choice-${variant}.png`);
+    let clicks = 0;
+    for (;;) {
+      const s = await board(page);
+      if (!s.choosing) break;
+      const next = move.path.find((p) => s.routeOptions.includes(p));
+      assert.ok(next);
+      await clickSquare(page, next);
+      clicks++;
+    }
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+    const state = await api('GET', `/api/games/${b.gameId}`);
+    assert.equal(state.history[0].full, move.full, 'the chosen route was played');
+    assert.ok(clicks >= 1);
+    // the other way: pick a route with its button after undo
+    await page.click('[data-action="undo"]');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+    await waitTurn(page);
+    await clickSquare(page, move.from);
+    await clickSquare(page, move.to);
+    const first = shared[0];
+    await page.click(`[data-action="pick-route"][data-full="${first.full}"]`);
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+    const state2 = await api('GET', `/api/games/${b.gameId}`);
+    assert.equal(state2.history[0].full, first.full, 'the route picked by its button was played');
+    // and jump by jump: the first landing square, then the next ones as asked
+    await page.click('[data-action="undo"]');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+    await waitTurn(page);
+    await clickSquare(page, move.from);
+    await clickSquare(page, move.path[0]);
+    for (;;) {
+      const s = await board(page);
+      if (!s.choosing) break;
+      const next = move.path.find((p) => s.routeOptions.includes(p));
+      assert.ok(next, `route options ${JSON.stringify(s.routeOptions)} continue ${move.full}`);
+      await clickSquare(page, next);
+    }
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+    const state3 = await api('GET', `/api/games/${b.gameId}`);
+    assert.equal(state3.history[0].full, move.full, 'the capture entered jump by jump was played');
+  }
+  await closePage(page);
+});
+
+e2e('two people: drag to move, undo, redo, flip, FEN and PDN export, PDN import', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  let b = await waitTurn(page);
+  // drag a piece with the mouse
+  const move = b.legal[0];
+  const from = await page.locator(`#board rect[data-square="${move.from}"]`).boundingBox();
+  const to = await page.locator(`#board rect[data-square="${move.to}"]`).boundingBox();
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + from.width / 2 + 10, from.y + from.height / 2 - 10, { steps: 3 });
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  b = await waitTurn(page);
+  assert.equal(b.side, 'black');
+  await page.waitForSelector(`#board [data-piece][data-square="${move.to}"]`);
+  // a second move by clicks
+  const reply = b.legal[b.legal.length - 1];
+  await playMove(page, reply);
+  b = await waitTurn(page);
+  assert.equal(b.ply, 2);
+  assert.equal(await page.locator('[data-role="movelist"] [data-ply]').count(), 2);
+  // undo and redo
+  await page.click('[data-action="undo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  b = await waitTurn(page);
+  assert.equal(b.redo, 1);
+  await page.click('[data-action="redo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
+  b = await waitTurn(page);
+  assert.equal(b.redo, 0);
+  // flip: square 1 moves from the top left to the bottom right
+  const y1 = (await page.locator('#board rect[data-square="1"]').boundingBox()).y;
+  await page.click('[data-action="flip"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.flipped === 'true');
+  const y2 = (await page.locator('#board rect[data-square="1"]').boundingBox()).y;
+  assert.ok(y2 > y1, 'flipped board shows square 1 at the bottom');
+  await page.click('[data-action="flip"]');
+  // FEN export matches the game, PDN download has both moves
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  assert.equal(await page.inputValue('[data-field="fen-out"]'), b.fen);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-action="download-pdn"]')]);
+  const pdn = fs.readFileSync(await download.path(), 'utf8');
+  const state = await api('GET', `/api/games/${b.gameId}`);
+  for (const h of state.history) assert.ok(pdn.includes(h.notation), `PDN has ${h.notation}`);
+  // PDN import gives the same position in a new game
+  await page.selectOption('[data-field="import-variant"]', 'international');
+  await page.fill('[data-field="import-text"]', pdn);
+  await page.click('[data-action="import"]');
+  await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, b.gameId);
+  const imported = await waitTurn(page);
+  assert.equal(imported.fen, b.fen, 'imported PDN reaches the same position');
+  assert.equal(imported.ply, 2);
+  await closePage(page);
+});
+
+e2e('hint, position editor and the list of past games', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'russian', opponent: 'human' });
+  let b = await waitTurn(page);
+  await page.click('[data-action="hint"]');
+  await page.waitForSelector('[data-role="hint"]:not([hidden])', { timeout: 30000 });
+  const hintText = await page.textContent('[data-role="hint"]');
+  assert.ok(b.legal.some((m) => hintText.includes(m.notation)), `hint "${hintText}" names a legal move`);
+  // position editor: empty board, two men and a king, check, play
+  await page.click('[data-action="editor"]');
+  await page.waitForSelector('[data-role="editor-panel"]:not([hidden])');
+  assert.equal((await board(page)).mode, 'editor');
+  await page.click('[data-action="editor-clear"]');
+  assert.equal((await board(page)).pieces, 0);
+  await page.click('[data-tool="white-man"]');
+  await clickSquare(page, '22');
+  await page.click('[data-tool="black-king"]');
+  await clickSquare(page, '9');
+  await page.click('[data-tool="black-man"]');
+  await clickSquare(page, '12');
+  await clickSquare(page, '12'); // a second click takes it away
+  await clickSquare(page, '11');
+  assert.equal((await board(page)).pieces, 3);
+  await page.selectOption('[data-field="editor-side"]', 'B');
+  await page.click('[data-action="editor-check"]');
+  await page.waitForSelector('[data-role="editor-msg"][data-ok]');
+  assert.equal(await page.getAttribute('[data-role="editor-msg"]', 'data-ok'), 'true', await page.textContent('[data-role="editor-msg"]'));
+  const check = await api('POST', '/api/positions/check', { variant: 'russian', fen: await page.inputValue('[data-field="editor-fen"]') });
+  await page.selectOption('[data-field="editor-players"]', 'human-human');
+  await page.click('[data-action="editor-play"]');
+  await page.waitForFunction((old) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.gameId !== old;
+  }, b.gameId);
+  b = await waitTurn(page);
+  assert.equal(b.fen, check.fen, 'the game starts from the edited position');
+  assert.equal(b.side, 'black');
+  assert.equal(b.pieces, 3);
+  // a bad position is refused with a message
+  await page.click('[data-action="editor"]');
+  await page.click('[data-action="editor-clear"]');
+  await page.click('[data-tool="white-man"]');
+  await clickSquare(page, '1'); // a white man on Black's back rank
+  await page.click('[data-action="editor-check"]');
+  await page.waitForSelector('[data-role="editor-msg"][data-ok]');
+  const ok = await page.getAttribute('[data-role="editor-msg"]', 'data-ok');
+  const why = await page.textContent('[data-role="editor-msg"]');
+  assert.equal(ok, 'false', `a white man on Black's back rank is refused (${why})`);
+  assert.ok(why.length > 3, 'with the reason');
+  await page.click('[data-action="editor-exit"]');
+  // past games: the list has our games; open an older one and the URL follows
+  await page.click('[data-action="games"]');
+  await page.waitForSelector('[data-dialog="games"] [data-game]');
+  const rows = await page.locator('[data-dialog="games"] li[data-game]').count();
+  const all = await api('GET', '/api/games');
+  assert.equal(rows, all.length, 'every stored game is listed');
+  const older = all.find((g) => g.id !== b.gameId && g.variant === 'russian');
+  assert.ok(older);
+  await page.click(`[data-action="resume"][data-game="${older.id}"]`);
+  await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, older.id);
+  assert.equal(await page.evaluate(() => location.hash), `#/game/${older.id}`);
+  const pdnHref = await (async () => {
+    await page.click('[data-action="games"]');
+    await page.waitForSelector(`[data-dialog="games"] li[data-game="${older.id}"] [data-action="game-pdn"]`);
+    return page.getAttribute(`[data-dialog="games"] li[data-game="${older.id}"] [data-action="game-pdn"]`, 'href');
+  })();
+  const r = await fetch(`${BASE}${pdnHref}`);
+  assert.equal(r.status, 200);
+  await closePage(page);
+});
+
+e2e('phone and desktop layouts', async () => {
+  for (const [name, viewport] of [
+    ['phone', { width: 390, height: 844 }],
+    ['desktop', { width: 1440, height: 900 }],
+  ]) {
+    const page = await openPage(viewport);
+    await newGame(page, { variant: 'international', opponent: 'engine', color: 'white' });
+    let b = await waitTurn(page);
+    for (let i = 0; i < 3 && !b.outcome; i++) {
+      await playMove(page, b.legal[Math.floor(random() * b.legal.length)]);
+      b = await waitTurn(page);
+    }
+    await clickSquare(page, b.legal[0].from); // a selected piece and its destinations
+    const box = await page.locator('#board').boundingBox();
+    assert.ok(box.x >= 0 && box.x + box.width <= viewport.width + 0.5, `${name}: the board fits the width`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${name}: no sideways scrolling (${overflow}px)`);
+    if (name === 'phone') {
+      const side = await page.locator('.side').boundingBox();
+      assert.ok(side.y >= box.y + box.height - 1, 'phone: the controls are below the board');
+      assert.ok(box.width >= viewport.width * 0.85, 'phone: the board takes the width');
+    }
+    await shot(page, `layout-${name}.png`);
+    await shot(page, `layout-${name}-full.png`, { fullPage: true });
+    await page.click('[data-action="new-game"]');
+    await page.waitForSelector('[data-dialog="new-game"][open]');
+    await shot(page, `layout-${name}-new-game.png`);
+    await closePage(page);
+  }
+});
+
+e2e('every variant: its start position drawn, with a screenshot', async () => {
+  const { variants, families } = await api('GET', '/api/variants');
+  let chosen = variants;
+  if (process.env.E2E_VARIANTS === 'families') {
+    const keep = new Set(['turkish', 'international', 'dameo']);
+    for (const f of families) {
+      const v = variants.find((x) => x.family === f.id);
+      if (v) keep.add(v.id);
+    }
+    chosen = variants.filter((v) => keep.has(v.id));
+  }
+  const page = await openPage({ width: 1100, height: 780 });
+  for (const v of chosen) {
+    const detail = await api('GET', `/api/variants/${v.id}`);
+    await newGame(page, { variant: v.id, opponent: 'human' });
+    const b = await waitTurn(page);
+    const { width, height, squares } = detail.board;
+    assert.equal(b.squares, detail.squares.length, `${v.id}: every square drawn`);
+    assert.equal(b.squares, squares === 'all' ? width * height : (width * height) / 2, `${v.id}: board size`);
+    const state = await api('GET', `/api/games/${b.gameId}`);
+    assert.equal(b.pieces, state.pieces.length, `${v.id}: every piece drawn`);
+    assert.equal(b.fen, detail.start_fen, `${v.id}: the start position`);
+    for (const p of state.pieces.slice(0, 6)) {
+      const kind = await page.getAttribute(`#board [data-piece][data-square="${p.square}"]`, 'data-piece');
+      assert.equal(kind, `${p.color}-${p.king ? 'king' : 'man'}`);
+    }
+    await shot(page, `start-${v.id}.png`);
+  }
+  console.log(`# screenshots of ${chosen.length} start positions in ${SHOTS}`);
+  await closePage(page);
+}, 600000);

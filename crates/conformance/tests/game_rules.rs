@@ -198,6 +198,28 @@ fn fmjd_endgame_limits() {
         g.outcome(),
         Some(Outcome::Draw(DrawReason::EndgameLimit(16)))
     );
+
+    // The count starts when the material is reached, here by a promotion after 12 quiet plies:
+    // king and man against king, 5 moves each from the promotion on (4.01).
+    let mut g = game(&catalogue, "international-endgame-only", "W:W48,11:BK4");
+    play(
+        &mut g,
+        &[
+            "48-43", "4-10", "43-39", "10-4", "39-34", "4-10", "34-30", "10-4", "30-25", "4-10",
+            "11-6", "10-4", "6-1",
+        ],
+    );
+    assert_eq!(g.outcome(), None, "the promotion starts the count");
+    let cycle = ["4-10", "1-7", "10-4", "7-1"];
+    play(&mut g, &cycle);
+    play(&mut g, &cycle);
+    play(&mut g, &cycle[..1]);
+    assert_eq!(g.outcome(), None, "9 plies after the promotion");
+    play(&mut g, &cycle[1..2]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::EndgameLimit(5)))
+    );
 }
 
 #[test]

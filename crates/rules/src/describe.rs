@@ -229,11 +229,19 @@ impl Variant {
             Removal::Immediate => "Captured pieces leave the board at once, so their squares can be crossed again during the same capture.".into(),
             Removal::Deferred => "Captured pieces stay on the board until the capture is complete: they cannot be jumped twice and block the way.".into(),
         });
-        if c.reversal == Reversal::Forbidden
-            && c.removal == Removal::Immediate
-            && k.capture_range == Range::Flying
-        {
-            capture.push("A capturing king may not turn back 180° between two jumps.".into());
+        // The 180° rule only matters where a king can re-cross a line it has just cleared.
+        if c.removal == Removal::Immediate && k.capture_range == Range::Flying {
+            capture.push(match c.reversal {
+                Reversal::Forbidden if c.promotion == PromotionInCapture::PromoteAndContinue => {
+                    "A capturing king may not turn back 180° between two jumps; a man crowned during a capture may not turn back along its last jump either.".into()
+                }
+                Reversal::Forbidden => {
+                    "A capturing king may not turn back 180° between two jumps.".into()
+                }
+                Reversal::Allowed => {
+                    "A capturing king may turn back 180° and capture along the line it came from.".into()
+                }
+            });
         }
         match c.halt {
             HaltRule::None => {}
@@ -243,7 +251,7 @@ impl Variant {
             HaltRule::SequentialHalt2 => capture.push("Sequential halt rule II: after a capture of two or more pieces whose last two captured pieces are kings, the capturing king must land immediately behind the last one.".into()),
         }
         if self.bahrain {
-            capture.push("Bahrain rule: when you have no capture but some of your men are threatened, a man that is not threatened may not move so that it threatens an enemy piece (lifted if no other move remains).".into());
+            capture.push("Bahrain rule: when you have no capture but some of your men are threatened (the opponent, to move, could take them by a capture the majority rule allows), a man that is not threatened may not move so that it could capture an enemy piece next (lifted if no other move remains).".into());
         }
         sections.push(Section {
             title: "Capturing".into(),
@@ -297,7 +305,7 @@ impl Variant {
             ));
         }
         if d.fmjd_endgame {
-            end.push("FMJD endgame limits: three pieces including a king against a lone king is a draw after 16 moves each; two pieces or one king against a lone king after 5 moves each.".into());
+            end.push("FMJD endgame limits: three pieces including a king against a lone king is a draw after 16 moves each; two kings, a king and a man, or one king against a lone king after 5 moves each; the count starts when the material is reached.".into());
         }
         sections.push(Section {
             title: "End of the game".into(),

@@ -98,6 +98,8 @@ struct Ply<B: Bits> {
     king_only: u32,
     /// Plies since the last capture (or since the start).
     since_capture: u32,
+    /// Plies since the material of an FMJD endgame limit was reached (0 outside one).
+    endgame: u32,
 }
 
 impl<B: Bits> Game<B> {
@@ -113,6 +115,7 @@ impl<B: Bits> Game<B> {
                 position: start,
                 king_only: 0,
                 since_capture: 0,
+                endgame: 0,
             }],
             moves: Vec::new(),
             seen: HashMap::from([(start.hash(), 1)]),
@@ -187,6 +190,11 @@ impl<B: Bits> Game<B> {
             } else {
                 last.since_capture + 1
             },
+            endgame: if self.rules.variant().draw.fmjd_endgame {
+                endgame_plies_after(&last.position, mv, &position, last.endgame)
+            } else {
+                0
+            },
         });
         *self.seen.entry(position.hash()).or_default() += 1;
         self.moves.push(*mv);
@@ -220,6 +228,12 @@ impl<B: Bits> Game<B> {
     /// Plies since the last capture (or the start).
     pub fn plies_since_capture(&self) -> u32 {
         self.plies.last().map_or(0, |p| p.since_capture)
+    }
+
+    /// Plies played since the material of an FMJD endgame limit was reached (0 outside one,
+    /// or where the variant has no such limits).
+    pub fn endgame_plies(&self) -> u32 {
+        self.plies.last().map_or(0, |p| p.endgame)
     }
 
     /// How many times the current position (same pieces, same side to move) has occurred.
@@ -262,7 +276,7 @@ impl<B: Bits> Game<B> {
         }
         if draw.fmjd_endgame {
             if let Some(limit) = fmjd_endgame_limit(pos) {
-                if ply.since_capture >= 2 * limit {
+                if ply.endgame >= 2 * limit {
                     return Some(Outcome::Draw(DrawReason::EndgameLimit(limit)));
                 }
             }
@@ -272,8 +286,8 @@ impl<B: Bits> Game<B> {
 }
 
 /// FMJD endgame limits (rule book 4.01): three pieces with a king against a lone king, 16 moves
-/// each; two pieces with a king, or a king, against a lone king, 5 moves each. Counted from the
-/// last capture, which is when the material was reached.
+/// each; two pieces with a king, or a king, against a lone king, 5 moves each. The count starts
+/// when the material is reached, by a capture or by a promotion (see `endgame_plies_after`).
 pub fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
     let lone_king = |c: Color| pos.pieces(c).count() == 1 && pos.kings(c).count() == 1;
     for c in Color::BOTH {
@@ -286,4 +300,20 @@ pub fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
         }
     }
     None
+}
+
+/// The FMJD endgame count after `mv` (played from `before` to `after`), given the count before
+/// it: one more while the same limit applies, 0 when a capture or a promotion has just reached
+/// a limit's material (2 men against a king become a king and a man: the 5 moves start now).
+/// A promotion within the same limit (a king and a man become two kings) does not restart it.
+pub fn endgame_plies_after<B: Bits>(
+    before: &Position<B>,
+    mv: &Move<B>,
+    after: &Position<B>,
+    plies: u32,
+) -> u32 {
+    match fmjd_endgame_limit(after) {
+        Some(limit) if !mv.is_capture() && fmjd_endgame_limit(before) == Some(limit) => plies + 1,
+        _ => 0,
+    }
 }

@@ -153,6 +153,7 @@ impl<B: Bits> Engine<B> {
             history: game.reversible_hashes(),
             king_only: game.king_only_plies(),
             since_capture: game.plies_since_capture(),
+            endgame: game.endgame_plies(),
             infinite: limits.infinite,
         };
         let root = *game.position();

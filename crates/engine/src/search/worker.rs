@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use damspel_rules::game::fmjd_endgame_limit;
+use damspel_rules::game::{endgame_plies_after, fmjd_endgame_limit};
 use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
 
 use super::{Info, Reporter, SearchResult};
@@ -31,6 +31,8 @@ pub(super) struct Context<B: Bits> {
     pub history: Vec<u64>,
     pub king_only: u32,
     pub since_capture: u32,
+    /// Plies since the material of an FMJD endgame limit was reached.
+    pub endgame: u32,
     pub infinite: bool,
 }
 
@@ -57,6 +59,7 @@ pub(super) struct Worker<'a, B: Bits> {
 struct Counters {
     king_only: u32,
     since_capture: u32,
+    endgame: u32,
 }
 
 impl<'a, B: Bits> Worker<'a, B> {
@@ -102,6 +105,7 @@ impl<'a, B: Bits> Worker<'a, B> {
         let counters = Counters {
             king_only: self.ctx.king_only,
             since_capture: self.ctx.since_capture,
+            endgame: self.ctx.endgame,
         };
         let mut score = Score::ZERO;
         // Helpers start one ply deeper to spread the work.
@@ -215,7 +219,7 @@ impl<'a, B: Bits> Worker<'a, B> {
         }
         if draw.fmjd_endgame {
             if let Some(limit) = fmjd_endgame_limit(pos) {
-                if c.since_capture >= 2 * limit {
+                if c.endgame >= 2 * limit {
                     return true;
                 }
             }
@@ -318,6 +322,11 @@ impl<'a, B: Bits> Worker<'a, B> {
                     0
                 } else {
                     c.since_capture + 1
+                },
+                endgame: if self.rules.variant().draw.fmjd_endgame {
+                    endgame_plies_after(pos, &mv, &child, c.endgame)
+                } else {
+                    0
                 },
             };
             self.hashes.push(child.hash());

@@ -79,6 +79,7 @@ pub fn weights_of(w: &[i32; PARAMS], source: &str) -> Weights {
         opening,
         endgame,
         source: source.to_string(),
+        made_by: None,
     }
 }
 
@@ -432,6 +433,7 @@ mod tests {
             opening: [100, 180, 6, 2, 4, 3, -5, 8, 0, 3],
             endgame: [100, 260, 9, 1, 2, 0, 3, 0, 40, 0],
             source: "truth".into(),
+            made_by: None,
         }
     }
 
@@ -440,6 +442,7 @@ mod tests {
             opening: [100, 150, 3, 1, 2, 3, -2, 4, 0, 2],
             endgame: [100, 150, 5, 2, 2, 1, 0, 0, 30, 0],
             source: "start".into(),
+            made_by: None,
         }
     }
 

@@ -15,7 +15,10 @@ pub fn run(catalogue: &Catalogue, id: &str, derived: bool) -> Result<()> {
     let made_by = if derived {
         format!("damspel weights {} --derived", variant.id)
     } else {
-        weights.source.clone()
+        weights
+            .made_by
+            .clone()
+            .unwrap_or_else(|| weights.source.clone())
     };
     print!("{}", weights.to_toml(&variant.id, &made_by));
     Ok(())

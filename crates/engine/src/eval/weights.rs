@@ -32,6 +32,8 @@ pub struct Weights {
     pub endgame: [i32; FEATURE_COUNT],
     /// Where the weights come from ("tuned: weights/turkish.toml", "derived from the rules").
     pub source: String,
+    /// The command that made them, as a weights file records it.
+    pub made_by: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,6 +113,7 @@ impl Weights {
             opening: [100, king, 3, 1, 2, 3, -2, 4, 0, 2],
             endgame: [100, king, 5, 2, 2, 1, 0, 0, 30, 0],
             source: "derived from the rules".into(),
+            made_by: None,
         }
     }
 
@@ -133,6 +136,7 @@ impl Weights {
             opening: parsed.opening.to_array(),
             endgame: parsed.endgame.to_array(),
             source: format!("tuned: {file}"),
+            made_by: Some(parsed.made_by),
         })
     }
 

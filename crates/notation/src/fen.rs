@@ -47,6 +47,12 @@ pub fn parse_fen(geometry: &Geometry, text: &str) -> Result<Setup, FenError> {
     let lead = text.len() - text.trim_start().len();
     let mut body = text.trim();
     let mut base = lead;
+    // A FEN pasted with its PDN tag: [FEN "W:W31-50:B1-20"].
+    if let Some(inner) = body.strip_prefix("[FEN").and_then(|b| b.strip_suffix(']')) {
+        let trimmed = inner.trim();
+        base += 4 + (inner.len() - inner.trim_start().len());
+        body = trimmed;
+    }
     if body.len() >= 2 && body.starts_with('"') && body.ends_with('"') {
         body = &body[1..body.len() - 1];
         base += 1;
@@ -230,6 +236,17 @@ mod tests {
         assert_eq!(s.pieces.len(), 6);
         let s2 = parse_fen(&g, "W:W31-50:B1-20:H0:F1").unwrap();
         assert_eq!(s2.pieces.len(), 40);
+    }
+
+    #[test]
+    fn reads_a_fen_pasted_with_its_pdn_tag() {
+        let g = Geometry::new(10, 10, Squares::Dark).unwrap();
+        let tagged = parse_fen(&g, r#"[FEN "W:W31-50:B1-20"]"#).unwrap();
+        assert_eq!(tagged.pieces.len(), 40);
+        // Offsets still point into the text as given: `51` starts at offset 9.
+        let e = parse_fen(&g, r#"[FEN "W:W51:B1"]"#).unwrap_err();
+        assert_eq!(e.offset, 9, "{e}");
+        assert!(parse_fen(&g, r#"[FEN "W:W31"#).is_err());
     }
 
     #[test]

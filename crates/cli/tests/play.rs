@@ -167,7 +167,7 @@ fn an_ambiguous_capture_asks_for_the_full_path() {
     let out = &run.stdout;
     assert!(
         out.contains(
-            "`e8xg8` is ambiguous: it could be e8xe6xg6xg8 or e8xe5xg5xg8; write the full path"
+            "`e8xg8` is ambiguous: it could be e8xe5xg5xg8 or e8xe6xg6xg8; write the full path"
         ),
         "{out}"
     );

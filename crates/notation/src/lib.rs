@@ -6,5 +6,6 @@ pub mod pdn;
 
 pub use fen::{parse_fen, write_fen, FenError};
 pub use movetext::{
-    format_detail, format_move, full_path, parse_move, parse_move_text, MoveText, MoveTextError,
+    format_detail, format_move, full_path, parse_move, parse_move_text, sort_for_reading, MoveText,
+    MoveTextError,
 };

@@ -155,7 +155,8 @@ pub fn parse_move<B: Bits>(
 ) -> Result<Move<B>, MoveTextError> {
     let geometry = &rules.variant().geometry;
     let parsed = parse_move_text(geometry, text)?;
-    let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let mut legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    sort_for_reading(geometry, &mut legal);
     let (from, to) = (
         parsed.squares[0],
         *parsed.squares.last().expect("two squares"),
@@ -244,6 +245,22 @@ pub fn parse_move<B: Bits>(
             candidates: matching.iter().map(|d| full_path(geometry, d)).collect(),
         }),
     }
+}
+
+/// Puts moves in reading order: by start square, end square, then route, in the board's
+/// numbering (FMJD numbers on dark-squares boards, a1, b1, ... on all-squares boards).
+pub fn sort_for_reading<B: Bits>(geometry: &Geometry, moves: &mut [MoveDetail<B>]) {
+    moves.sort_by_cached_key(|d| {
+        let numbers = |squares: &[Square]| -> Vec<usize> {
+            squares.iter().map(|&s| geometry.number(s)).collect()
+        };
+        (
+            geometry.number(d.mv.from()),
+            geometry.number(d.mv.to()),
+            numbers(&d.path),
+            numbers(&d.captures),
+        )
+    });
 }
 
 /// A move written with every landing square.

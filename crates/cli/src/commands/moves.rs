@@ -1,7 +1,7 @@
 //! `damspel moves ID [--fen FEN]`
 
 use anyhow::Result;
-use damspel_notation::format_detail;
+use damspel_notation::{format_detail, sort_for_reading};
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Rules};
 use serde::Serialize;
 
@@ -23,7 +23,8 @@ pub fn run(catalogue: &Catalogue, id: &str, fen: Option<&str>, json: bool) -> Re
 fn print_moves<B: Bits>(rules: &Rules<B>, fen: Option<&str>, json: bool) -> Result<()> {
     let pos = super::position(rules, fen)?;
     let g = &rules.variant().geometry;
-    let legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    let mut legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    sort_for_reading(g, &mut legal);
     let rows: Vec<MoveJson> = legal
         .iter()
         .map(|d| MoveJson {

@@ -186,8 +186,9 @@ enum Command {
         /// Games played at the same time.
         #[arg(long, default_value_t = 1)]
         concurrency: usize,
-        /// Random plies played before the engines take over.
-        #[arg(long, default_value = "4")]
+        /// Random plies played before the engines take over, or a file of openings: one per
+        /// line as moves from the start position (`32-28 19-23 28x19 14x23`), or PDN games.
+        #[arg(long, default_value = "4", value_name = "PLIES|FILE")]
         openings: String,
         /// Write every game to this PDN file.
         #[arg(long)]

@@ -164,3 +164,56 @@ height = 10
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn a_match_plays_the_openings_of_a_file() {
+    let dir = std::env::temp_dir().join(format!("damspel-openings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let openings = dir.join("openings.txt");
+    let pdn = dir.join("games.pdn");
+    // Two International openings (4.01: men step forward, capture is compulsory).
+    std::fs::write(
+        &openings,
+        "# test\n32-28 19-23 28x19 14x23\n1. 33-29 18-22\n",
+    )
+    .unwrap();
+    let out = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "damspel:depth=1",
+        "--engine",
+        "random",
+        "--games",
+        "4",
+        "--openings",
+        openings.to_str().unwrap(),
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let games = std::fs::read_to_string(&pdn).unwrap();
+    // Each opening twice, colours swapped.
+    assert_eq!(
+        games.matches("1. 32-28 19-23 2. 28x19 14x23").count(),
+        2,
+        "{games}"
+    );
+    assert_eq!(games.matches("1. 33-29 18-22").count(), 2, "{games}");
+
+    std::fs::write(&openings, "32-28 19-23\n32-23\n").unwrap();
+    let out = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "random",
+        "--engine",
+        "random",
+        "--openings",
+        openings.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("line 2: move 1 `32-23`"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

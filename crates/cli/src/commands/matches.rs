@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use damspel_arena::{
-    random_openings, run_match, EnginePlayer, HubPlayer, MatchConfig, Player, PlayerFactory,
-    RandomPlayer, Tally,
+    random_openings, read_openings, run_match, EnginePlayer, HubPlayer, MatchConfig, Player,
+    PlayerFactory, RandomPlayer, Tally,
 };
 use damspel_engine::{Limits, Weights};
 use damspel_notation::pdn::PdnGame;
@@ -195,9 +195,15 @@ fn factory<B: Bits>(
 fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result<()> {
     let openings = match args.openings.parse::<usize>() {
         Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
-        Err(_) => bail!(
-            "--openings must be a number of random plies (opening files are not supported yet)"
-        ),
+        Err(_) => {
+            let path = args.openings;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                anyhow::anyhow!(
+                    "--openings {path}: {e} (give a number of random plies or an openings file)"
+                )
+            })?;
+            read_openings(&rules, &text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
+        }
     };
     let config = MatchConfig {
         rules: rules.clone(),

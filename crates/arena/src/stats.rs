@@ -40,31 +40,23 @@ impl Tally {
     /// Elo difference and the half-width of its 95% interval (None when infinite: all wins or
     /// all losses).
     pub fn elo(&self) -> (Option<f64>, Option<f64>) {
-        let n = self.games() as f64;
-        if n == 0.0 {
+        if self.games() == 0 {
             return (Some(0.0), None);
         }
-        let p = self.score();
-        // Per-game variance of the score (trinomial).
-        let var = (self.wins as f64 * (1.0 - p).powi(2)
-            + self.draws as f64 * (0.5 - p).powi(2)
-            + self.losses as f64 * p.powi(2))
-            / n;
-        let se = (var / n).sqrt();
-        let lo = elo_of(p - 1.96 * se);
-        let hi = elo_of(p + 1.96 * se);
-        let error = match (lo, hi) {
-            (Some(lo), Some(hi)) => Some((hi - lo) / 2.0),
-            _ => None,
-        };
-        (elo_of(p), error)
+        let (lo, hi) = self.elo_interval();
+        let error = (lo.is_finite() && hi.is_finite()).then(|| (hi - lo) / 2.0);
+        (elo_of(self.score()), error)
     }
 }
 
 impl Tally {
     /// The 95% interval of the Elo difference; an end is infinite when the score's interval
-    /// reaches 0 or 1 (e.g. no game lost).
+    /// reaches 0 or 1 (e.g. no game lost). The score's interval is ±1.96 standard errors of the
+    /// per-game score (trinomial variance); when every game had the same result that variance
+    /// is 0 and says nothing, so the Wilson interval of a proportion is used instead (all wins
+    /// in n games: the score is at least n / (n + 1.96²)).
     pub fn elo_interval(&self) -> (f64, f64) {
+        const Z: f64 = 1.96;
         let n = self.games() as f64;
         if n == 0.0 {
             return (f64::NEG_INFINITY, f64::INFINITY);
@@ -74,19 +66,27 @@ impl Tally {
             + self.draws as f64 * (0.5 - p).powi(2)
             + self.losses as f64 * p.powi(2))
             / n;
-        let se = (var / n).sqrt();
-        (
-            elo_of(p - 1.96 * se).unwrap_or(if p - 1.96 * se <= 0.0 {
+        let (lo, hi) = if var > 0.0 {
+            let se = (var / n).sqrt();
+            (p - Z * se, p + Z * se)
+        } else {
+            let denom = 1.0 + Z * Z / n;
+            let centre = (p + Z * Z / (2.0 * n)) / denom;
+            let half = Z * (p * (1.0 - p) / n + Z * Z / (4.0 * n * n)).sqrt() / denom;
+            // At a score of 0 or 1 that end is exactly 0 or 1 (rounding would make it finite).
+            (
+                if p <= 0.0 { 0.0 } else { centre - half },
+                if p >= 1.0 { 1.0 } else { centre + half },
+            )
+        };
+        let elo = |x: f64| {
+            elo_of(x).unwrap_or(if x <= 0.0 {
                 f64::NEG_INFINITY
             } else {
                 f64::INFINITY
-            }),
-            elo_of(p + 1.96 * se).unwrap_or(if p + 1.96 * se >= 1.0 {
-                f64::INFINITY
-            } else {
-                f64::NEG_INFINITY
-            }),
-        )
+            })
+        };
+        (elo(lo), elo(hi))
     }
 }
 
@@ -123,5 +123,41 @@ mod tests {
         let (lo, hi) = t.elo_interval();
         assert!((lo - elo_of(0.9705).unwrap()).abs() < 2.0, "{lo}");
         assert!(hi.is_infinite() && hi > 0.0);
+    }
+
+    #[test]
+    fn one_sided_matches_still_have_a_finite_bound() {
+        // 20 wins out of 20: Wilson's lower bound is 20 / (20 + 1.96²) = 0.8389, +285 Elo.
+        let all_wins = Tally {
+            wins: 20,
+            draws: 0,
+            losses: 0,
+        };
+        let (lo, hi) = all_wins.elo_interval();
+        assert!(
+            (lo - elo_of(20.0 / (20.0 + 1.96 * 1.96)).unwrap()).abs() < 0.5,
+            "{lo}"
+        );
+        assert!((lo - 285.0).abs() < 2.0, "{lo}");
+        assert!(hi.is_infinite() && hi > 0.0);
+        let all_losses = Tally {
+            wins: 0,
+            draws: 0,
+            losses: 20,
+        };
+        let (lo, hi) = all_losses.elo_interval();
+        assert!(lo.is_infinite() && lo < 0.0);
+        assert!((hi + 285.0).abs() < 2.0, "{hi}");
+        // All draws: centred on 0 and finite on both sides.
+        let all_draws = Tally {
+            wins: 0,
+            draws: 20,
+            losses: 0,
+        };
+        let (lo, hi) = all_draws.elo_interval();
+        assert!(
+            lo.is_finite() && hi.is_finite() && (lo + hi).abs() < 1e-6,
+            "{lo} {hi}"
+        );
     }
 }

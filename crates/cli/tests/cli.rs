@@ -200,6 +200,7 @@ fn a_match_plays_the_openings_of_a_file() {
         "{games}"
     );
     assert_eq!(games.matches("1. 33-29 18-22").count(), 2, "{games}");
+    assert_eq!(games.matches("openings.txt #2\"]").count(), 2, "{games}");
 
     std::fs::write(&openings, "32-28 19-23\n32-23\n").unwrap();
     let out = damspel(&[

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -40,7 +41,14 @@ pub struct AppState {
     events: Mutex<HashMap<String, broadcast::Sender<(String, Value)>>>,
     /// Bounds the searches running at once.
     searches: Semaphore,
+    /// Searches waiting for a turn (bounded by `MAX_WAITING_SEARCHES`).
+    waiting: AtomicUsize,
 }
+
+/// Searches that may wait for a free slot; more get a 503 at once.
+pub const MAX_WAITING_SEARCHES: usize = 64;
+/// Longest wait for a free slot before a search request gets a 503.
+const MAX_SEARCH_WAIT: Duration = Duration::from_secs(60);
 
 impl AppState {
     pub fn new(catalogue: Catalogue, store: Store, concurrent_searches: usize) -> AppState {
@@ -50,6 +58,7 @@ impl AppState {
             sessions: Mutex::new(HashMap::new()),
             events: Mutex::new(HashMap::new()),
             searches: Semaphore::new(concurrent_searches.max(1)),
+            waiting: AtomicUsize::new(0),
         }
     }
 
@@ -235,7 +244,8 @@ pub async fn variant(State(app): Shared, Path(id): Path<String>) -> AppResult<Js
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
-    variant: String,
+    /// Required, except for a PDN import whose Variant (or GameType) tag names the variant.
+    variant: Option<String>,
     fen: Option<String>,
     pdn: Option<String>,
     #[serde(default = "human")]
@@ -276,12 +286,25 @@ fn check_fen(v: &Variant, fen: &str) -> AppResult<String> {
 }
 
 async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)> {
-    let v = app.variant(&body.variant)?;
+    let pdn = match &body.pdn {
+        Some(text) => Some(read_game(text).map_err(|e| ApiError::unprocessable(e.to_string()))?),
+        None => None,
+    };
+    // A PDN game says which variant it is; that wins over the variant picked in the request.
+    let tagged = pdn.as_ref().and_then(|game| {
+        game.tag("Variant")
+            .filter(|id| app.catalogue.get(id).is_ok())
+            .map(str::to_string)
+            .or_else(|| game.tag("GameType").and_then(variant_of_game_type))
+    });
+    let id = tagged
+        .or(body.variant.clone())
+        .ok_or_else(|| ApiError::unprocessable("a variant is needed (`variant`)"))?;
+    let v = app.variant(&id)?;
     let engine_time = engine_time(body.engine_time)?;
-    let (start_fen, moves) = match (&body.fen, &body.pdn) {
+    let (start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
-        (None, Some(pdn)) => {
-            let game = read_game(pdn).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        (None, Some(game)) => {
             let fen = match game.tag("FEN") {
                 Some(fen) => check_fen(&v, fen)?,
                 None => check_fen(&v, &start_fen_of(&v))?,
@@ -400,6 +423,31 @@ pub struct Think {
     time: Option<f64>,
 }
 
+/// A turn to search: at once if a slot is free, else after the searches ahead; a 503 when too
+/// many are waiting or the wait is too long, so that requests never pile up without bound.
+async fn wait_for_search_slot(app: &AppState) -> AppResult<tokio::sync::SemaphorePermit<'_>> {
+    let busy = || {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the engine is busy with other games; try again in a moment",
+        )
+    };
+    if let Ok(permit) = app.searches.try_acquire() {
+        return Ok(permit);
+    }
+    if app.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_SEARCHES {
+        app.waiting.fetch_sub(1, Ordering::SeqCst);
+        return Err(busy());
+    }
+    let permit = tokio::time::timeout(MAX_SEARCH_WAIT, app.searches.acquire()).await;
+    app.waiting.fetch_sub(1, Ordering::SeqCst);
+    match permit {
+        Ok(Ok(permit)) => Ok(permit),
+        Ok(Err(_)) => Err(ApiError::internal("the server is shutting down")),
+        Err(_) => Err(busy()),
+    }
+}
+
 /// Runs a search on the game's current position, streaming its progress.
 async fn think(
     app: &Arc<AppState>,
@@ -424,11 +472,7 @@ async fn think(
         };
         s.search_job(Duration::from_secs_f64(time))
     };
-    let _permit = app
-        .searches
-        .acquire()
-        .await
-        .map_err(|_| ApiError::internal("the server is shutting down"))?;
+    let _permit = wait_for_search_slot(app).await?;
     let sender = app.sender(id);
     let outcome = tokio::task::spawn_blocking(move || {
         job(&mut |info| {
@@ -531,4 +575,35 @@ pub async fn check_position(
 
 pub async fn not_found() -> ApiError {
     ApiError::not_found("no such API endpoint")
+}
+
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "this method is not allowed here (see docs/api.md)",
+    )
+}
+
+pub async fn no_such_page() -> ApiError {
+    ApiError::not_found("no such page; the game is at /")
+}
+
+/// The catalogue variant of a PDN GameType tag (its first field), for the game types PDN
+/// defines and Damspel has.
+fn variant_of_game_type(game_type: &str) -> Option<String> {
+    let number = game_type.split(',').next()?.trim();
+    [
+        "international",
+        "american",
+        "russian",
+        "brazilian",
+        "turkish",
+    ]
+    .into_iter()
+    .find(|id| {
+        damspel_notation::pdn::game_type(id)
+            .and_then(|t| t.split(',').next())
+            .is_some_and(|n| n == number)
+    })
+    .map(str::to_string)
 }

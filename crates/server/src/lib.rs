@@ -49,6 +49,8 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/games/{id}/events", get(api::events))
         .route("/api/positions/check", post(api::check_position))
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
+        .method_not_allowed_fallback(api::method_not_allowed)
+        .fallback(api::no_such_page)
         .layer(DefaultBodyLimit::max(1 << 20))
         .with_state(state)
 }

@@ -172,6 +172,37 @@ async fn bad_input_gets_a_4xx_with_a_message() {
     assert_eq!(status, 409);
     let (status, _) = post(&c, &server.url(&format!("/api/games/{id}/undo")), json!({})).await;
     assert_eq!(status, 409, "nothing to take back");
+    // A wrong method and an unknown page answer with a message too.
+    let r = c.delete(server.url("/api/games")).send().await.unwrap();
+    assert_eq!(r.status(), 405);
+    let e: Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().is_some_and(|m| !m.is_empty()), "{e}");
+    let r = c.get(server.url("/nothing-here")).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+    let e: Value = r.json().await.unwrap();
+    assert!(e["error"].as_str().is_some_and(|m| !m.is_empty()), "{e}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pdn_import_takes_its_variant_from_the_tags() {
+    let server = TestServer::start(temp_db("tags"), 1).await;
+    let c = reqwest::Client::new();
+    let import = server.url("/api/games/import");
+    // The Variant tag wins over the variant of the request (the page sends its current one).
+    let pdn = "[Variant \"turkish\"]\n\n1. d3-d4 *";
+    let (status, state) = post(&c, &import, json!({"variant": "dameo", "pdn": pdn})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "turkish");
+    // PDN's GameType 20 is International draughts (shared/reference/README.md, PDN section).
+    let pdn = "[GameType \"20\"]\n\n1. 32-28 *";
+    let (status, state) = post(&c, &import, json!({"pdn": pdn})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "international");
+    // No tag and no variant: a 422 that says so.
+    let (status, e) = post(&c, &import, json!({"pdn": "1. 32-28 *"})).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("variant"), "{e}");
     server.stop().await;
 }
 

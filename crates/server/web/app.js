@@ -163,6 +163,12 @@ function toast(msg, kind = 'error') {
   el.setAttribute('data-toast', kind);
   el.textContent = msg;
   box.appendChild(el);
+  // Modal dialogs live in the top layer; showing the toasts as a popover puts them above any
+  // open dialog (hide and show again to come out on top of one opened since).
+  if (box.showPopover) {
+    if (box.matches(':popover-open')) box.hidePopover();
+    box.showPopover();
+  }
   const life = kind === 'error' ? 4500 : 2200;
   setTimeout(() => el.classList.add('out'), life);
   setTimeout(() => el.remove(), life + 500);
@@ -1112,6 +1118,12 @@ function syncControls() {
 function openDialog(name) {
   const d = $(`[data-dialog="${name}"]`);
   if (!d.open) d.showModal();
+  // Keep the messages above the dialog just opened.
+  const box = $('[data-role="toasts"]');
+  if (box.showPopover && box.matches(':popover-open') && box.childElementCount) {
+    box.hidePopover();
+    box.showPopover();
+  }
   return d;
 }
 function closeDialogs() {
@@ -1659,6 +1671,8 @@ async function route() {
     if (S.routeGame === m[1] && S.game?.id === m[1]) return;
     S.routeGame = m[1];
     const ok = await loadGame(m[1]);
+    // A game opened by its address replaces whatever dialog was up (the new-game one, say).
+    if (ok) closeDialogs();
     if (!ok) {
       history.replaceState(null, '', '#/');
       await showPreview();

@@ -193,6 +193,7 @@ fn factory<B: Bits>(
 }
 
 fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result<()> {
+    let from_file = args.openings.parse::<usize>().is_err();
     let openings = match args.openings.parse::<usize>() {
         Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
         Err(_) => {
@@ -205,6 +206,7 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
             read_openings(&rules, &text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };
+    let opening_count = openings.len();
     let config = MatchConfig {
         rules: rules.clone(),
         players: [
@@ -224,8 +226,8 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         .expect("a valid template"),
     );
     let progress = |done: usize, t: &Tally| {
-        bar.set_position(done as u64);
         bar.set_message(format!("+{} ={} -{}", t.wins, t.draws, t.losses));
+        bar.set_position(done as u64);
     };
     let result = run_match(&config, &progress);
     bar.finish_and_clear();
@@ -315,7 +317,12 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
                     ("Termination".into(), g.ending.reason()),
                     (
                         "Opening".into(),
-                        format!("{} random plies", g.opening.len()),
+                        if from_file {
+                            // The runner plays opening k for games 2k and 2k + 1.
+                            format!("{} #{}", args.openings, (i / 2) % opening_count + 1)
+                        } else {
+                            format!("{} random plies", g.opening.len())
+                        },
                     ),
                 ],
             };

@@ -661,6 +661,10 @@ fn read_move<B: Bits>(
             text: text.trim().to_string(),
             candidates,
         }),
+        // "a4 a9": the squares were read, so what is wrong with them beats "unexpected ` `".
+        Err(e @ MoveTextError::Syntax { .. }) if text.trim().contains(char::is_whitespace) => {
+            Err(e)
+        }
         Err(MoveTextError::Syntax { .. }) => Err(first),
     }
 }

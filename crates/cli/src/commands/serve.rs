@@ -21,12 +21,27 @@ pub fn run(
         db: db.clone(),
         concurrent_searches: searches,
     };
-    damspel_server::run(catalogue, config, |addr| {
+    let addr = config.addr;
+    damspel_server::run(catalogue, config, |bound| {
+        // An unspecified address (0.0.0.0, ::) listens everywhere but cannot be opened as is.
+        let open = if bound.ip().is_unspecified() {
+            let local: IpAddr = if bound.is_ipv4() {
+                [127, 0, 0, 1].into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            };
+            SocketAddr::new(local, bound.port())
+        } else {
+            bound
+        };
         println!(
-            "Damspel is serving on http://{addr}/  (games are kept in {})",
+            "Damspel is serving on http://{open}/  (games are kept in {})",
             db.display()
         );
+        if open != bound {
+            println!("Listening on every interface ({bound}).");
+        }
         println!("Open that address in a browser; stop with Ctrl-C.");
     })
-    .map_err(|e| anyhow!("{e}"))
+    .map_err(|e| anyhow!("cannot serve on {addr}: {e}"))
 }

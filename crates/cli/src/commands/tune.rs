@@ -168,7 +168,9 @@ fn tune_variant<B: Bits>(rules: Arc<Rules<B>>, start: Weights, args: &Args) -> R
         "mean squared error   train {:.6} -> {:.6}   validation {:.6} -> {:.6}",
         fit.train_before, fit.train_after, fit.validation_before, fit.validation_after
     );
-    if fit.validation_after >= fit.validation_before {
+    if validation.is_empty() {
+        println!("warning: no position held out (too few games): the fit is unchecked");
+    } else if fit.validation_after >= fit.validation_before {
         println!("warning: the fit does not improve the held-out positions");
     }
     println!(

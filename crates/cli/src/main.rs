@@ -239,11 +239,45 @@ enum Command {
     },
 }
 
+/// Help and version go to stdout as clap writes them; a usage error becomes one line on stderr,
+/// like every other error of the command line (clap's own adds usage and tips on more lines).
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return if e.exit_code() == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(2)
+        };
+    }
+    // The first paragraph says what is wrong (a missing argument's names follow on indented
+    // lines); usage and tips come after a blank line.
+    let text = e.to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    let first = first.join(" ");
+    let first = first.strip_prefix("error: ").unwrap_or(&first);
+    eprintln!("damspel: {first} (see `damspel --help`)");
+    ExitCode::from(2)
+}
+
 fn main() -> ExitCode {
     // Like other command-line tools, stop quietly when the reader of the output goes away
     // (`damspel moves turkish | head`) instead of failing on a broken pipe.
     sigpipe::reset();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(e),
+    };
     let result = catalogue::load(&cli.variant_files).and_then(|catalogue| match cli.command {
         Command::Serve {
             host,

@@ -104,6 +104,9 @@ fn errors_are_one_line_with_a_failing_exit() {
         ),
         (vec!["perft", "turkish", "999"], "too large"),
         (vec!["rules", "nosuch"], "unknown variant"),
+        (vec!["perft", "turkish", "x"], "invalid value 'x'"),
+        (vec!["perft", "turkish", "-1"], "'-1'"),
+        (vec!["perft", "turkish"], "<DEPTH>"),
     ] {
         let out = damspel(&args);
         assert!(!out.status.success(), "{args:?} succeeded");

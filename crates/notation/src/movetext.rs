@@ -168,18 +168,31 @@ pub fn parse_move<B: Bits>(
         .collect();
     // Intermediate squares are matched against every route of every move (a move may have
     // several), first as landing squares; only if none fits, as squares passed over.
-    let routes: Vec<MoveDetail<B>> = if inner.is_empty() || same_ends.is_empty() {
-        Vec::new()
-    } else {
-        rules
-            .legal_moves_detailed(pos, Duplicates::Keep)
-            .into_iter()
-            .filter(|d| d.mv.from() == from && d.mv.to() == to)
-            .collect()
-    };
+    let routes: Vec<MoveDetail<B>> =
+        if same_ends.len() < 2 && (inner.is_empty() || same_ends.is_empty()) {
+            Vec::new()
+        } else {
+            rules
+                .legal_moves_detailed(pos, Duplicates::Keep)
+                .into_iter()
+                .filter(|d| d.mv.from() == from && d.mv.to() == to)
+                .collect()
+        };
     let mut matching: Vec<&MoveDetail<B>> = Vec::new();
     if inner.is_empty() {
         matching = same_ends.clone();
+        // `f5xa5` is also the full path of a capture in one leg: when exactly one of the moves
+        // with these ends has such a route, the text names it.
+        if matching.len() > 1 {
+            let one_leg: Vec<&MoveDetail<B>> = same_ends
+                .iter()
+                .copied()
+                .filter(|d| routes.iter().any(|r| r.mv == d.mv && r.path.len() == 1))
+                .collect();
+            if one_leg.len() == 1 {
+                matching = one_leg;
+            }
+        }
     } else {
         // A full path names one route exactly; otherwise the squares given must lie on a route.
         for test in [

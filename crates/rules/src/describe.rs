@@ -312,10 +312,18 @@ impl Variant {
             lines: end,
         });
 
-        let mut source = vec![format!(
-            "Rule book block {}; seed {}.",
-            self.block, self.seed
-        )];
+        let mut source = vec![if self.block.is_empty() {
+            // A user's own file: whatever it inherits comes from its parent's sources.
+            match &self.extends {
+                Some(parent) => format!(
+                    "A variant of your own ({}), built on `{parent}`; what it keeps of `{parent}` comes from seed {}.",
+                    self.file, self.seed
+                ),
+                None => format!("A variant of your own ({}).", self.file),
+            }
+        } else {
+            format!("Rule book block {}; seed {}.", self.block, self.seed)
+        }];
         source.extend(self.sources.iter().cloned());
         sections.push(Section {
             title: "Sources".into(),

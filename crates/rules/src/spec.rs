@@ -13,12 +13,16 @@ use crate::direction::DirSet;
 pub struct VariantFile {
     pub id: String,
     pub name: String,
+    /// Other names (optional in a user's file, like `block` and `description`).
+    #[serde(default)]
     pub aliases: Vec<String>,
     pub family: String,
-    /// The rule book block, e.g. "1.01".
+    /// The rule book block, e.g. "1.01"; empty for a variant of the user's own.
+    #[serde(default)]
     pub block: String,
     /// The seed document the rules come from (a file of shared/seeds), or "reference".
     pub seed: String,
+    #[serde(default)]
     pub description: String,
     pub sources: Vec<String>,
     pub extends: Option<String>,
@@ -69,7 +73,10 @@ pub enum SetupSquares {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a square: a number like 31 or a name like \"d4\""
+)]
 pub enum SquareName {
     Number(u32),
     Name(String),
@@ -113,7 +120,10 @@ pub struct DirSetSpec(pub DirSet);
 impl<'de> Deserialize<'de> for DirSetSpec {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
-        #[serde(untagged)]
+        #[serde(
+            untagged,
+            expecting = "expected a direction set: a set name like \"diag\" or a list like [\"F\", \"FL\", \"FR\"]"
+        )]
         enum Raw {
             One(String),
             Many(Vec<String>),
@@ -272,7 +282,10 @@ pub struct PromotionSpec {
 }
 
 #[derive(Clone, Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected \"far-rank\" or a list of White's promotion squares, like [\"a8\", \"b8\"] or [1, 2]"
+)]
 pub enum PromotionSquares {
     Named(String),
     List(Vec<SquareName>),

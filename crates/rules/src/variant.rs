@@ -97,11 +97,7 @@ impl Variant {
         for alias in &spec.aliases {
             check_id(alias).map_err(|r| err("aliases", r))?;
         }
-        for (key, value) in [
-            ("name", &spec.name),
-            ("family", &spec.family),
-            ("description", &spec.description),
-        ] {
+        for (key, value) in [("name", &spec.name), ("family", &spec.family)] {
             if value.trim().is_empty() {
                 return Err(err(key, "must not be empty".into()));
             }
@@ -298,7 +294,15 @@ impl Variant {
             family: spec.family,
             block: spec.block,
             seed: spec.seed,
-            description: spec.description,
+            // A user's file may leave the description out; say what it is instead.
+            description: if spec.description.trim().is_empty() {
+                match &spec.extends {
+                    Some(parent) => format!("A variant of your own, built on `{parent}`."),
+                    None => "A variant of your own.".to_string(),
+                }
+            } else {
+                spec.description
+            },
             sources: spec.sources,
             file: file.to_string(),
             extends: spec.extends,

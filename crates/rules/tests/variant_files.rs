@@ -117,9 +117,28 @@ fn the_templates_load() {
         assert!(catalogue.get("my-variant").is_ok());
     }
     loads(&child("my-variant", "killer", ""));
-    // Every built-in variant checks and compiles.
+    // Every built-in variant checks and compiles, and names its rule book block.
     let catalogue = Catalogue::builtin();
     assert_eq!(catalogue.variants().unwrap().len(), catalogue.ids().len());
+    for v in catalogue.variants().unwrap() {
+        assert!(!v.block.is_empty() && !v.description.is_empty(), "{}", v.id);
+    }
+}
+
+#[test]
+fn a_users_file_states_only_what_differs() {
+    // id and name are the file's own; aliases, block and description may be left out.
+    let text =
+        "id = \"mine\"\nname = \"Mine\"\nextends = \"turkish\"\n[draw]\none_piece_each = false\n";
+    let catalogue = loads(text);
+    let v = catalogue.get("mine").unwrap();
+    assert!(v.aliases.is_empty() && v.block.is_empty());
+    assert!(!v.draw.one_piece_each);
+    let sources = v.rules_page().sections.last().unwrap().lines[0].clone();
+    assert!(
+        sources.contains("of your own") && sources.contains("`turkish`"),
+        "{sources}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,6 +197,17 @@ fn missing_keys() {
 
 #[test]
 fn wrongly_typed_keys() {
+    // Keys with several accepted forms say what they expect.
+    rejects(
+        &child("my-variant", "turkish", "[promotion]\nsquares = 5"),
+        "promotion.squares",
+        "expected \"far-rank\" or a list",
+    );
+    rejects(
+        &child("my-variant", "turkish", "[men]\nstep = 3"),
+        "men.step",
+        "expected a direction set",
+    );
     let turkish = full(TURKISH);
     rejects(
         &edit(&turkish, "width = 8", "width = \"eight\""),

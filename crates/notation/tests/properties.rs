@@ -19,8 +19,7 @@ use damspel_notation::{
     format_detail, format_move, full_path, parse_fen, parse_move, write_fen, MoveTextError,
 };
 use damspel_rules::{
-    with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Move, MoveDetail, Piece, Position,
-    Rules, Setup,
+    with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Piece, Position, Rules, Setup,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};

@@ -165,6 +165,9 @@ enum Command {
         /// The weights derived from the rules alone, not the tuned ones.
         #[arg(long)]
         derived: bool,
+        /// JSON instead of a weights file (TOML).
+        #[arg(long)]
+        json: bool,
     },
     /// Play a match between two engines: score, Elo with its 95% error, games in PDN.
     Match {
@@ -199,6 +202,9 @@ enum Command {
         /// Seed of the random openings and random players.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Print the result as one JSON object (no progress bar).
+        #[arg(long)]
+        json: bool,
     },
     /// Search fixed positions of several variants to a fixed depth: total nodes and speed.
     Bench {
@@ -236,6 +242,9 @@ enum Command {
         /// Worker threads (variants are counted in parallel).
         #[arg(long, default_value_t = 2)]
         threads: usize,
+        /// One JSON array of rows instead of the Markdown page.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -372,7 +381,9 @@ fn main() -> ExitCode {
                 ridge,
             },
         ),
-        Command::Weights { id, derived } => commands::weights::run(&catalogue, &id, derived),
+        Command::Weights { id, derived, json } => {
+            commands::weights::run(&catalogue, &id, derived, json)
+        }
         Command::Match {
             id,
             engines,
@@ -384,6 +395,7 @@ fn main() -> ExitCode {
             pdn,
             max_plies,
             seed,
+            json,
         } => commands::matches::run(
             &catalogue,
             &commands::matches::Args {
@@ -397,6 +409,7 @@ fn main() -> ExitCode {
                 pdn: pdn.as_deref(),
                 max_plies,
                 seed,
+                json,
             },
         ),
         Command::Hub => commands::hub::run(&catalogue),
@@ -417,9 +430,11 @@ fn main() -> ExitCode {
             },
         ),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
-        Command::PerftTable { depth, threads } => {
-            commands::perft_table::run(&catalogue, depth, threads)
-        }
+        Command::PerftTable {
+            depth,
+            threads,
+            json,
+        } => commands::perft_table::run(&catalogue, depth, threads, json),
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -221,3 +221,44 @@ fn a_match_plays_the_openings_of_a_file() {
     assert!(err.contains("line 2: move 1 `32-23`"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn commands_that_print_data_take_json() {
+    // match: the summary as one object (4 games, colours swapped, depth 2 against random).
+    let out = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "damspel:depth=2",
+        "--engine",
+        "random",
+        "--games",
+        "4",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let m: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    let played =
+        m["wins"].as_u64().unwrap() + m["draws"].as_u64().unwrap() + m["losses"].as_u64().unwrap();
+    assert_eq!(played, 4, "{m}");
+    assert_eq!(m["games"], 4);
+    assert_eq!(m["variant"], "international");
+    // weights: the features and their values, opening and endgame.
+    let out = damspel(&["weights", "turkish", "--derived", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let w: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(w["opening"]["man"], 100, "{w}");
+    // perft-table: one row per variant; perft(1) of Turkish is 8 (shared/reference/perft.tsv
+    // row 2; no capture at depth 1, so both conventions agree).
+    let out = damspel(&["perft-table", "--depth", "1", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 50);
+    let turkish = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "turkish")
+        .unwrap();
+    assert_eq!(turkish["dedup"][0], 8);
+}

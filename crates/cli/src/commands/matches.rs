@@ -25,6 +25,7 @@ pub struct Args<'a> {
     pub pdn: Option<&'a str>,
     pub max_plies: usize,
     pub seed: u64,
+    pub json: bool,
 }
 
 /// A player as given on the command line.
@@ -229,11 +230,44 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         bar.set_message(format!("+{} ={} -{}", t.wins, t.draws, t.losses));
         bar.set_position(done as u64);
     };
+    if args.json {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
     let result = run_match(&config, &progress);
     bar.finish_and_clear();
 
     let names = [&args.engines[0], &args.engines[1]];
     let t = result.tally;
+    let forfeits: Vec<String> = result
+        .games
+        .iter()
+        .enumerate()
+        .filter(|(_, g)| matches!(g.ending, damspel_arena::Ending::Forfeit { .. }))
+        .map(|(i, g)| format!("game {}: {}", i + 1, g.ending.reason()))
+        .collect();
+    if args.json {
+        let (lo, hi) = t.elo_interval();
+        let finite = |x: f64| x.is_finite().then_some(x);
+        let tally = |t: &damspel_arena::Tally| serde_json::json!({"wins": t.wins, "draws": t.draws, "losses": t.losses});
+        let summary = serde_json::json!({
+            "variant": rules.variant().id,
+            "engines": names,
+            "games": t.games(),
+            "wins": t.wins,
+            "draws": t.draws,
+            "losses": t.losses,
+            "score": t.score(),
+            // Elo of the first engine; null where infinite (no game lost, or none won).
+            "elo": t.elo().0,
+            "elo_low": finite(lo),
+            "elo_high": finite(hi),
+            "as_white": tally(&result.by_color[0]),
+            "as_black": tally(&result.by_color[1]),
+            "forfeits": forfeits,
+        });
+        println!("{summary}");
+        return write_pdn(&rules, args, &result.games, from_file, opening_count, true);
+    }
     println!(
         "{} vs {} in {} ({} games)",
         names[0],
@@ -286,24 +320,29 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
             tally.wins, tally.draws, tally.losses
         );
     }
-    let forfeits: Vec<String> = result
-        .games
-        .iter()
-        .enumerate()
-        .filter(|(_, g)| matches!(g.ending, damspel_arena::Ending::Forfeit { .. }))
-        .map(|(i, g)| format!("game {}: {}", i + 1, g.ending.reason()))
-        .collect();
     for f in &forfeits {
         println!("  {f}");
     }
+    write_pdn(&rules, args, &result.games, from_file, opening_count, false)
+}
+
+/// Every game of the match in PDN, to `--pdn` if given.
+fn write_pdn<B: Bits>(
+    rules: &Rules<B>,
+    args: &Args,
+    games: &[damspel_arena::GameRecord<B>],
+    from_file: bool,
+    opening_count: usize,
+    quiet: bool,
+) -> Result<()> {
     if let Some(path) = args.pdn {
         let mut text = String::new();
-        for (i, g) in result.games.iter().enumerate() {
-            let start = Position::start(&rules);
+        for (i, g) in games.iter().enumerate() {
+            let start = Position::start(rules);
             let mut moves = g.opening.clone();
             moves.extend_from_slice(&g.moves);
             let pdn = PdnGame {
-                rules: &rules,
+                rules,
                 event: format!("damspel match {}", rules.variant().id),
                 site: "damspel".into(),
                 date: "????.??.??".into(),
@@ -329,7 +368,9 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
             text.push_str(&pdn.to_pdn());
         }
         std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
-        println!("games written to {path}");
+        if !quiet {
+            println!("games written to {path}");
+        }
     }
     Ok(())
 }

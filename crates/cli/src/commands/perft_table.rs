@@ -28,7 +28,7 @@ fn count(variant: Variant, depth: u32) -> (Vec<u64>, Vec<u64>) {
     })
 }
 
-pub fn run(catalogue: &Catalogue, depth: u32, threads: usize) -> Result<()> {
+pub fn run(catalogue: &Catalogue, depth: u32, threads: usize, json: bool) -> Result<()> {
     let mut variants = catalogue.variants()?;
     variants.sort_by_key(catalogue_order);
     let queue = Mutex::new(variants.clone().into_iter().enumerate());
@@ -55,6 +55,19 @@ pub fn run(catalogue: &Catalogue, depth: u32, threads: usize) -> Result<()> {
     });
     let mut rows = rows.into_inner().expect("rows");
     rows.sort_by_key(|(i, _)| *i);
+    if json {
+        let rows: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(_, r)| {
+                serde_json::json!({
+                    "id": r.id, "name": r.name, "dedup": r.dedup, "paths": r.paths,
+                    "seconds": r.seconds,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(());
+    }
 
     println!("# Perft of every variant from its start position");
     println!();

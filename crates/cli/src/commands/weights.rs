@@ -2,10 +2,11 @@
 //! file (so a tuned-against-untuned match can be reproduced from the command line).
 
 use anyhow::Result;
+use damspel_engine::eval::FEATURES;
 use damspel_engine::Weights;
 use damspel_rules::Catalogue;
 
-pub fn run(catalogue: &Catalogue, id: &str, derived: bool) -> Result<()> {
+pub fn run(catalogue: &Catalogue, id: &str, derived: bool, json: bool) -> Result<()> {
     let variant = catalogue.get(id)?;
     let weights = if derived {
         Weights::derived(&variant)
@@ -20,6 +21,24 @@ pub fn run(catalogue: &Catalogue, id: &str, derived: bool) -> Result<()> {
             .clone()
             .unwrap_or_else(|| weights.source.clone())
     };
-    print!("{}", weights.to_toml(&variant.id, &made_by));
+    if json {
+        let table = |w: &[i32]| -> serde_json::Map<String, serde_json::Value> {
+            FEATURES
+                .iter()
+                .zip(w)
+                .map(|(name, &value)| (name.to_string(), value.into()))
+                .collect()
+        };
+        let out = serde_json::json!({
+            "variant": variant.id,
+            "made_by": made_by,
+            "source": weights.source,
+            "opening": table(&weights.opening),
+            "endgame": table(&weights.endgame),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", weights.to_toml(&variant.id, &made_by));
+    }
     Ok(())
 }

@@ -121,6 +121,20 @@ impl Catalogue {
                 }
                 names.push((name.clone(), variant.id.clone()));
             }
+            // A new file must give a playable game: the first player has a move at the start
+            // (8x8 setup rows on a 10x10 board's numbers, say, can fill every square).
+            if i >= before {
+                let playable = crate::with_rules!(variant.clone(), |rules| {
+                    rules.has_legal_move(&crate::Position::start(&rules))
+                });
+                if !playable {
+                    return Err(VariantError::new(
+                        &variant.file,
+                        Some("setup"),
+                        "the first player has no legal move in the start position",
+                    ));
+                }
+            }
         }
         Ok(self.entries[before..]
             .iter()

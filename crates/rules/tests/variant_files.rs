@@ -126,6 +126,20 @@ fn the_templates_load() {
 }
 
 #[test]
+fn the_start_position_must_have_a_move() {
+    // International's setup rows on an 8x8 board fill every dark square: nobody can move.
+    rejects(
+        &child(
+            "my-variant",
+            "international",
+            "[board]\nwidth = 8\nheight = 8",
+        ),
+        "setup",
+        "no legal move in the start position",
+    );
+}
+
+#[test]
 fn a_users_file_states_only_what_differs() {
     // id and name are the file's own; aliases, block and description may be left out.
     let text =

@@ -48,19 +48,14 @@ pub struct PositionError {
 
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // A pasted list can repeat one mistake thousands of times: show the first few.
-        const SHOWN: usize = 8;
-        let mut distinct: Vec<String> = Vec::new();
+        // A pasted list can repeat one mistake thousands of times: say each distinct one once
+        // (there are at most a few per square of the board).
+        let mut parts: Vec<String> = Vec::new();
         for issue in &self.issues {
             let text = issue.to_string();
-            if !distinct.contains(&text) {
-                distinct.push(text);
+            if !parts.contains(&text) {
+                parts.push(text);
             }
-        }
-        let more = distinct.len().saturating_sub(SHOWN);
-        let mut parts: Vec<String> = distinct.into_iter().take(SHOWN).collect();
-        if more > 0 {
-            parts.push(format!("and {more} more"));
         }
         write!(f, "illegal position: {}", parts.join("; "))
     }

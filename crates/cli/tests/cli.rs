@@ -262,3 +262,20 @@ fn commands_that_print_data_take_json() {
         .unwrap();
     assert_eq!(turkish["dedup"][0], 8);
 }
+
+#[test]
+fn analyze_json_answers_a_finished_position() {
+    // Turkish, one piece each: a draw at once (rule book 1.01).
+    let out = damspel(&["analyze", "turkish", "--fen", "W:WKa1:Bh8", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
+    assert!(v["bestmove"].is_null(), "{v}");
+    assert!(
+        v["outcome"].as_str().unwrap().contains("one piece each"),
+        "{v}"
+    );
+    // Without --json it stays a one-line error.
+    let out = damspel(&["analyze", "turkish", "--fen", "W:WKa1:Bh8"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("the game is over"));
+}

@@ -80,6 +80,14 @@ fn analyze<B: Bits>(rules: Arc<Rules<B>>, args: &Args, limits: &Limits) -> Resul
     let pos = super::position(&rules, args.fen)?;
     let game = Game::from_position(rules.clone(), pos);
     if let Some(outcome) = game.outcome() {
+        // A finished game is an answer, not an error, for a program reading JSON.
+        if args.json {
+            println!(
+                "{}",
+                json!({ "bestmove": null, "outcome": outcome.to_string() })
+            );
+            return Ok(());
+        }
         anyhow::bail!("the game is over in this position: {outcome}");
     }
     let mut engine = Engine::new(rules.clone(), args.hash);

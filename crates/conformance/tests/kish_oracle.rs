@@ -19,10 +19,10 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use damspel_notation::write_fen;
-use damspel_rules::{
-    Bits, Catalogue, Color, Duplicates, Geometry, Move, Piece, Position, Rules, Setup, Square,
-};
+use damspel_rules::{Bits, Catalogue, Color, Duplicates, Geometry, Move, Position, Rules, Square};
 use kish::{Action, Board, State, Team};
+mod common;
+
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -298,50 +298,6 @@ impl Oracle {
     }
 }
 
-/// A random legal-looking position: a few men and kings of each colour anywhere, men off their
-/// own promotion rank.
-fn random_position(rules: &Rules<u64>, rng: &mut StdRng) -> Position<u64> {
-    let mut free: Vec<u8> = (0..64).collect();
-    let mut pieces = Vec::new();
-    let dense = rng.random_bool(0.5);
-    for color in Color::BOTH {
-        let men = if dense {
-            rng.random_range(4..=14)
-        } else {
-            rng.random_range(0..=6)
-        };
-        let kings = rng.random_range(usize::from(men == 0)..=3);
-        for i in 0..men + kings {
-            let king = i >= men;
-            loop {
-                let at = rng.random_range(0..free.len());
-                let sq = free[at];
-                let rank = sq / 8;
-                let crowning = match color {
-                    Color::White => 7,
-                    Color::Black => 0,
-                };
-                if !king && rank == crowning {
-                    continue;
-                }
-                free.swap_remove(at);
-                pieces.push((Square(sq), Piece { color, king }));
-                break;
-            }
-        }
-    }
-    let side = if rng.random_bool(0.5) {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let setup = Setup {
-        side_to_move: Some(side),
-        pieces,
-    };
-    Position::from_setup(rules, &setup).expect("a valid random setup")
-}
-
 fn turkish() -> Rules<u64> {
     let variant = Arc::new(Catalogue::builtin().get("turkish").expect("turkish"));
     Rules::<u64>::new(variant).expect("8x8 fits u64")
@@ -378,7 +334,9 @@ fn kish_oracle_random_games() {
     }
     let from_start = oracle.stats.positions;
     for _ in 0..RANDOM_POSITIONS {
-        let pos = random_position(&oracle.rules, &mut rng);
+        // Half dense middlegames, half sparse endings.
+        let men = if rng.random_bool(0.5) { 4..=14 } else { 0..=6 };
+        let pos = common::random_position(&oracle.rules, &mut rng, men);
         oracle.game(pos, &mut rng);
     }
 

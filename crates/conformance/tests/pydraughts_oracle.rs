@@ -16,9 +16,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use damspel_notation::write_fen;
 use damspel_rules::{
-    with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Move, Piece, Position, Rules, Setup,
-    Square,
+    with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Move, Position, Rules, Square,
 };
+mod common;
+
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
@@ -260,38 +261,6 @@ impl<B: Bits> Compare<'_, B> {
     }
 }
 
-/// A random position: a few men and kings of each colour, men off their promotion squares.
-fn random_position<B: Bits>(rules: &Rules<B>, rng: &mut StdRng) -> Position<B> {
-    let mut free: Vec<Square> = rules.variant().geometry.all_squares().to_vec();
-    let mut pieces = Vec::new();
-    for color in Color::BOTH {
-        let men = rng.random_range(0..=8);
-        let kings = rng.random_range(usize::from(men == 0)..=3);
-        let crowning = rules.promotion_squares(color);
-        for i in 0..men + kings {
-            let king = i >= men;
-            loop {
-                let at = rng.random_range(0..free.len());
-                if !king && crowning.has(free[at].0) {
-                    continue;
-                }
-                pieces.push((free.swap_remove(at), Piece { color, king }));
-                break;
-            }
-        }
-    }
-    let side = if rng.random_bool(0.5) {
-        Color::White
-    } else {
-        Color::Black
-    };
-    let setup = Setup {
-        side_to_move: Some(side),
-        pieces,
-    };
-    Position::from_setup(rules, &setup).expect("a valid random setup")
-}
-
 fn run<B: Bits>(
     rules: Rules<B>,
     pydraughts: &'static str,
@@ -315,7 +284,7 @@ fn run<B: Bits>(
         c.game(start, &mut rng);
     }
     for _ in 0..RANDOM_POSITIONS {
-        let pos = random_position(&rules, &mut rng);
+        let pos = common::random_position(&rules, &mut rng, 0..=8);
         c.game(pos, &mut rng);
     }
     let summary = format!(

@@ -5,8 +5,9 @@
 
 use std::fmt;
 
-use damspel_rules::direction::Dir;
-use damspel_rules::{Bits, Duplicates, Geometry, Move, MoveDetail, Position, Rules, Square};
+use damspel_rules::{
+    Bits, Duplicates, Geometry, Move, MoveDetail, Position, RouteFilter, Rules, Square,
+};
 
 /// Why a move text was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,40 +114,6 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
     Ok(MoveText { squares, capture })
 }
 
-/// Every square a move passes over or lands on, in order (not the captured ones).
-fn route<B: Bits>(geometry: &Geometry, detail: &MoveDetail<B>) -> Vec<Square> {
-    let mut out = Vec::new();
-    let mut at = detail.mv.from();
-    for &landing in &detail.path {
-        let (x0, y0) = geometry.coords(at);
-        let (x1, y1) = geometry.coords(landing);
-        let (dx, dy) = (
-            (x1 as i32 - x0 as i32).signum(),
-            (y1 as i32 - y0 as i32).signum(),
-        );
-        let dir = Dir::ALL.into_iter().find(|d| d.vector() == (dx, dy));
-        if let Some(dir) = dir {
-            let mut s = at;
-            while s != landing {
-                match geometry.step(s, dir) {
-                    Some(n) => s = n,
-                    None => break,
-                }
-                if !detail.captures.contains(&s) {
-                    out.push(s);
-                }
-            }
-        }
-        at = landing;
-    }
-    out
-}
-
-fn is_subsequence(needle: &[Square], hay: &[Square]) -> bool {
-    let mut it = hay.iter();
-    needle.iter().all(|n| it.any(|h| h == n))
-}
-
 /// Finds the legal move a text names.
 pub fn parse_move<B: Bits>(
     rules: &Rules<B>,
@@ -166,54 +133,53 @@ pub fn parse_move<B: Bits>(
         .iter()
         .filter(|d| d.mv.from() == from && d.mv.to() == to)
         .collect();
-    // Intermediate squares are matched against every route of every move (a move may have
-    // several), first as landing squares; only if none fits, as squares passed over.
-    let routes: Vec<MoveDetail<B>> =
-        if same_ends.len() < 2 && (inner.is_empty() || same_ends.is_empty()) {
-            Vec::new()
-        } else {
-            rules
-                .legal_moves_detailed(pos, Duplicates::Keep)
-                .into_iter()
-                .filter(|d| d.mv.from() == from && d.mv.to() == to)
-                .collect()
-        };
+    // The moves with these ends that have a route the filter keeps. Routes are matched during
+    // the generator's walk: a capture can have millions of them.
+    let routed = |filter: RouteFilter| -> Vec<&MoveDetail<B>> {
+        let moves: Vec<Move<B>> = rules
+            .capture_routes(pos, filter)
+            .into_iter()
+            .map(|d| d.mv)
+            .collect();
+        same_ends
+            .iter()
+            .copied()
+            .filter(|d| moves.contains(&d.mv))
+            .collect()
+    };
     let mut matching: Vec<&MoveDetail<B>> = Vec::new();
     if inner.is_empty() {
         matching = same_ends.clone();
         // `f5xa5` is also the full path of a capture in one leg: when exactly one of the moves
         // with these ends has such a route, the text names it.
         if matching.len() > 1 {
-            let one_leg: Vec<&MoveDetail<B>> = same_ends
-                .iter()
-                .copied()
-                .filter(|d| routes.iter().any(|r| r.mv == d.mv && r.path.len() == 1))
-                .collect();
+            let one_leg = routed(RouteFilter::Landings(&[]));
             if one_leg.len() == 1 {
                 matching = one_leg;
             }
         }
-    } else {
-        // A full path names one route exactly; otherwise the squares given must lie on a route.
-        for test in [
-            |inner: &[Square], d: &MoveDetail<B>, _: &Geometry| {
-                d.path.len() == inner.len() + 1 && d.path[..inner.len()] == *inner
-            },
-            |inner: &[Square], d: &MoveDetail<B>, _: &Geometry| is_subsequence(inner, &d.path),
-            |inner: &[Square], d: &MoveDetail<B>, g: &Geometry| is_subsequence(inner, &route(g, d)),
+    } else if !same_ends.is_empty() {
+        // A full path names one route exactly; otherwise the squares given must be landing
+        // squares of a route, in order, or else squares it passes over.
+        for filter in [
+            RouteFilter::Landings(inner),
+            RouteFilter::LandingsInOrder(inner),
+            RouteFilter::PassedInOrder(inner),
         ] {
-            for d in &same_ends {
-                if routes
-                    .iter()
-                    .any(|r| r.mv == d.mv && test(inner, r, geometry))
-                {
-                    matching.push(d);
-                }
-            }
+            matching = routed(filter);
             if !matching.is_empty() {
                 break;
             }
         }
+    }
+    if parsed.capture && matching.len() == 1 && !matching[0].mv.is_capture() {
+        return Err(MoveTextError::Illegal {
+            text: text.trim().to_string(),
+            hint: format!(
+                "it is not a capture; write it {}",
+                format_detail(geometry, matching[0], &legal)
+            ),
+        });
     }
     match matching.len() {
         1 => Ok(matching[0].mv),

@@ -8,17 +8,23 @@
 //! * `count_moves` equals the length of `legal_moves`, for `Merge` and `Keep`;
 //! * `legal_moves_detailed` lists the same moves in the same order, with consistent routes;
 //! * `has_legal_move` and `has_capture` agree with the list;
-//! * a `Merge` list has no duplicates and is the `Keep` list with its duplicates dropped;
+//! * a `Merge` list has no duplicates and is the `Keep` list with its duplicates dropped (the
+//!   merged walk against the one that enumerates every sequence);
+//! * `legal_moves_counted` is the `Keep` list with each move counted;
 //! * the incremental hash after `play` equals `compute_hash`;
-//! * `perft(d)` equals the sum of `divide(d)`, and `perft(1)` equals `count_moves`.
+//! * `perft(d)` equals the sum of `divide(d)`, and `perft(1)` equals `count_moves`;
+//! * in crowded positions, where kings of the side to move face many enemy pieces (the captures
+//!   with the most sequences, where the merged walk merges, bounds and stops early), all of the
+//!   above, and `capture_routes` lists exactly the moves with a route its filter keeps.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
+use damspel_rules::direction::Dir;
 use damspel_rules::{
-    perft, with_rules, Bits, Catalogue, Color, Duplicates, Move, Perft, Piece, Position, Rules,
-    Setup, Square,
+    perft, with_rules, Bits, Catalogue, Color, Duplicates, Move, MoveDetail, Perft, Piece,
+    Position, RouteFilter, Rules, Setup, Square,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -120,11 +126,27 @@ fn id<B: Bits>(rules: &Rules<B>) -> &str {
 /// that the figures show the interesting cases are reached).
 static CAPTURE_POSITIONS: AtomicUsize = AtomicUsize::new(0);
 static DUPLICATE_POSITIONS: AtomicUsize = AtomicUsize::new(0);
+/// Crowded positions checked, and those skipped because enumerating their sequences for the
+/// comparison would take too long.
+static CROWDED_CHECKED: AtomicUsize = AtomicUsize::new(0);
+static CROWDED_SKIPPED: AtomicUsize = AtomicUsize::new(0);
+
+/// The most capture sequences a crowded position may have for the enumerating walk to compare.
+const MAX_ENUMERATED: u64 = 4_000;
 
 /// The list with later duplicates dropped (first occurrences, in order).
 fn first_occurrences<B: Bits>(list: &[Move<B>]) -> Vec<Move<B>> {
     let mut seen = HashSet::new();
     list.iter().copied().filter(|m| seen.insert(*m)).collect()
+}
+
+/// Each distinct move of `list` in the order of its first occurrence, with its number of
+/// occurrences.
+fn counted<B: Bits>(list: &[Move<B>]) -> Vec<(Move<B>, u64)> {
+    first_occurrences(list)
+        .into_iter()
+        .map(|m| (m, list.iter().filter(|&&k| k == m).count() as u64))
+        .collect()
 }
 
 /// Every consistency property of one position's move generation.
@@ -160,6 +182,14 @@ fn check_position<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Result<(), Te
         &rules.moves(pos),
         &merge,
         "{}: moves() is the Merge list",
+        v
+    );
+    let mut with_counts = Vec::new();
+    rules.legal_moves_counted(pos, &mut with_counts);
+    prop_assert_eq!(
+        &with_counts,
+        &counted(&keep),
+        "{}: legal_moves_counted is the Keep list counted",
         v
     );
 
@@ -293,7 +323,7 @@ fn check_perft<B: Bits>(
         for depth in 1..=max_depth {
             let total = perft(rules, pos, depth, dups);
             let divide = Perft::new(rules, dups).divide(pos, depth);
-            let sum: u64 = divide.iter().map(|(_, n)| n).sum();
+            let sum: u64 = divide.iter().map(|row| row.nodes).sum();
             prop_assert_eq!(
                 total,
                 sum,
@@ -304,8 +334,9 @@ fn check_perft<B: Bits>(
             );
             let mut list = Vec::new();
             rules.legal_moves(pos, &mut list, dups);
-            let moves: Vec<Move<B>> = divide.iter().map(|(m, _)| *m).collect();
-            prop_assert_eq!(moves, list, "{}: divide's moves", id(rules));
+            let rows: Vec<(Move<B>, u64)> =
+                divide.iter().map(|row| (row.mv, row.sequences)).collect();
+            prop_assert_eq!(rows, counted(&list), "{}: divide's moves", id(rules));
         }
     }
     Ok(())
@@ -408,8 +439,180 @@ fn random_placement<B: Bits>(
     Ok(checked + 1)
 }
 
+/// Kings (and a few men) of the side to move among `enemies` enemy pieces, `enemy_kings`% of
+/// them kings.
+fn crowded_setup<B: Bits>(
+    rules: &Rules<B>,
+    rng: &mut Rng,
+    own_kings: usize,
+    enemies: usize,
+    enemy_kings: u32,
+) -> Setup {
+    let g = &rules.variant().geometry;
+    let mut squares: Vec<Square> = g.all_squares().to_vec();
+    for i in (1..squares.len()).rev() {
+        squares.swap(i, rng.below(i + 1));
+    }
+    let side = if rng.percent(50) {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let own_men = rng.below(3);
+    let mut pieces = Vec::new();
+    for (i, &sq) in squares.iter().enumerate() {
+        let (color, king) = if i < own_kings {
+            (side, true)
+        } else if i < own_kings + own_men {
+            (side, false)
+        } else if i < own_kings + own_men + enemies {
+            (!side, rng.percent(enemy_kings))
+        } else {
+            break;
+        };
+        let king = king || rules.promotion_squares(color).has(sq.0);
+        pieces.push((sq, Piece { color, king }));
+    }
+    Setup {
+        side_to_move: Some(side),
+        pieces,
+    }
+}
+
+/// Every square a route passes over or lands on, in order, captured squares aside (as move text
+/// names them).
+fn passed<B: Bits>(rules: &Rules<B>, detail: &MoveDetail<B>) -> Vec<Square> {
+    let g = &rules.variant().geometry;
+    let captured = detail.mv.captured();
+    let mut out = Vec::new();
+    let mut at = detail.mv.from();
+    for &landing in &detail.path {
+        let ((x0, y0), (x1, y1)) = (g.coords(at), g.coords(landing));
+        let step = (
+            (i32::from(x1) - i32::from(x0)).signum(),
+            (i32::from(y1) - i32::from(y0)).signum(),
+        );
+        let dir = Dir::ALL
+            .into_iter()
+            .find(|d| d.vector() == step)
+            .expect("a leg runs along a line");
+        let mut s = at;
+        while s != landing {
+            s = g.step(s, dir).expect("a leg stays on the board");
+            if !captured.has(s.0) {
+                out.push(s);
+            }
+        }
+        at = landing;
+    }
+    out
+}
+
+fn is_subsequence(needle: &[Square], hay: &[Square]) -> bool {
+    let mut it = hay.iter();
+    needle.iter().all(|n| it.any(|h| h == n))
+}
+
+/// A random subsequence of `squares`.
+fn some_of(rng: &mut Rng, squares: &[Square]) -> Vec<Square> {
+    squares
+        .iter()
+        .copied()
+        .filter(|_| rng.percent(40))
+        .collect()
+}
+
+/// `capture_routes` against every route: for a sample of routes and filters made from them, the
+/// moves listed are exactly those with a route the filter keeps, each with such a route.
+fn check_routes<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    rng: &mut Rng,
+) -> Result<(), TestCaseError> {
+    let v = id(rules);
+    let routes = rules.legal_moves_detailed(pos, Duplicates::Keep);
+    for _ in 0..3 {
+        let route = &routes[rng.below(routes.len())];
+        let landings = &route.path[..route.path.len() - 1];
+        let in_order = some_of(rng, &route.path);
+        let passed_over = some_of(rng, &passed(rules, route));
+        type Keeps<B> = fn(&Rules<B>, &MoveDetail<B>, &[Square]) -> bool;
+        let cases: [(RouteFilter, &[Square], Keeps<B>); 3] = [
+            (RouteFilter::Landings(landings), landings, |_, d, s| {
+                d.path.len() == s.len() + 1 && d.path[..s.len()] == *s
+            }),
+            (
+                RouteFilter::LandingsInOrder(&in_order),
+                &in_order,
+                |_, d, s| is_subsequence(s, &d.path),
+            ),
+            (
+                RouteFilter::PassedInOrder(&passed_over),
+                &passed_over,
+                |r, d, s| is_subsequence(s, &passed(r, d)),
+            ),
+        ];
+        for (filter, squares, keeps) in cases {
+            let listed = rules.capture_routes(pos, filter);
+            let mut expected: Vec<Move<B>> = routes
+                .iter()
+                .filter(|d| keeps(rules, d, squares))
+                .map(|d| d.mv)
+                .collect();
+            expected = first_occurrences(&expected);
+            let moves: Vec<Move<B>> = listed.iter().map(|d| d.mv).collect();
+            prop_assert_eq!(&moves, &expected, "{}: capture_routes({:?})", v, filter);
+            for d in &listed {
+                prop_assert!(
+                    keeps(rules, d, squares) && routes.contains(d),
+                    "{v}: capture_routes({filter:?}) gives a route it should not: {d:?}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn crowded_capture<B: Bits>(
+    rules: &Rules<B>,
+    seed: u64,
+    own_kings: usize,
+    enemies: usize,
+    enemy_kings: u32,
+) -> Result<(), TestCaseError> {
+    let mut rng = Rng(seed);
+    let setup = crowded_setup(rules, &mut rng, own_kings, enemies, enemy_kings);
+    let pos = Position::from_setup(rules, &setup)
+        .map_err(|e| TestCaseError::fail(format!("{}: {e}", id(rules))))?;
+    if !rules.has_capture(&pos) {
+        return Ok(());
+    }
+    if rules.count_moves(&pos, Duplicates::Keep) > MAX_ENUMERATED {
+        CROWDED_SKIPPED.fetch_add(1, Relaxed);
+        return Ok(());
+    }
+    CROWDED_CHECKED.fetch_add(1, Relaxed);
+    check_position(rules, &pos)?;
+    check_perft(rules, &pos, 2)?;
+    check_routes(rules, &pos, &mut rng)
+}
+
 proptest! {
-    #![proptest_config(config(1024))]
+    #![proptest_config(config(256))]
+
+    /// Kings among many enemy pieces: the merged walk against the enumerating one.
+    #[test]
+    fn crowded_captures_are_consistent(
+        which: prop::sample::Index,
+        seed: u64,
+        own_kings in 1usize..3,
+        enemies in 4usize..24,
+        enemy_kings in prop_oneof![Just(0u32), 0u32..100, Just(100u32)],
+    ) {
+        each!(which.get(all_rules()), |rules| {
+            crowded_capture(rules, seed, own_kings, enemies, enemy_kings)
+        })?;
+    }
 
     /// Random games from the start position of a variant.
     #[test]
@@ -456,6 +659,34 @@ fn sweep_of_random_games_and_placements() {
     assert!(
         games > 500 * all_rules().len() / 2,
         "only {games} positions checked"
+    );
+}
+
+/// Deterministic sweep of crowded captures over every variant, with the figures.
+#[test]
+fn sweep_of_crowded_captures() {
+    for rules in all_rules() {
+        for seed in 0..16u64 {
+            let (kings, enemies, enemy_kings) = (
+                1 + seed as usize % 2,
+                6 + seed as usize % 16,
+                25 * (seed as u32 % 5),
+            );
+            each!(rules, |rules| crowded_capture(
+                rules,
+                seed,
+                kings,
+                enemies,
+                enemy_kings
+            ))
+            .unwrap_or_else(|e| panic!("crowded seed {seed}: {e}"));
+        }
+    }
+    let (checked, skipped) = (CROWDED_CHECKED.load(Relaxed), CROWDED_SKIPPED.load(Relaxed));
+    eprintln!("crowded captures so far in this run: {checked} checked, {skipped} skipped (more than {MAX_ENUMERATED} sequences)");
+    assert!(
+        checked > 10 * all_rules().len(),
+        "only {checked} crowded captures checked"
     );
 }
 

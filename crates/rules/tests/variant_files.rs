@@ -898,7 +898,7 @@ fn a_10x10_all_squares_user_variant_works() {
             let divide: u64 = Perft::new(&rules, dups)
                 .divide(&start, depth)
                 .iter()
-                .map(|(_, n)| n)
+                .map(|row| row.nodes)
                 .sum();
             assert_eq!(p, divide, "depth {depth}");
             assert!(p > 0);
@@ -1247,7 +1247,7 @@ fn exercise<B: Bits>(rules: &Rules<B>, rng: &mut Rng) -> Result<(), TestCaseErro
         let sum: u64 = Perft::new(rules, dups)
             .divide(&pos, 2)
             .iter()
-            .map(|(_, n)| n)
+            .map(|row| row.nodes)
             .sum();
         prop_assert_eq!(total, sum);
     }

@@ -29,6 +29,8 @@ struct Output {
 struct DivideRow {
     #[serde(rename = "move")]
     mv: String,
+    /// Capture sequences that make this move (counted apart with --paths).
+    sequences: u64,
     nodes: u64,
 }
 
@@ -56,9 +58,10 @@ fn count<B: Bits>(rules: &Rules<B>, args: &Args) -> Result<()> {
         let rows: Vec<DivideRow> = perft
             .divide(&pos, args.depth)
             .into_iter()
-            .map(|(mv, nodes)| DivideRow {
-                mv: format_move(rules, &pos, &mv),
-                nodes,
+            .map(|row| DivideRow {
+                mv: format_move(rules, &pos, &row.mv),
+                sequences: row.sequences,
+                nodes: row.nodes,
             })
             .collect();
         (rows.iter().map(|r| r.nodes).sum(), Some(rows))
@@ -77,7 +80,11 @@ fn count<B: Bits>(rules: &Rules<B>, args: &Args) -> Result<()> {
     } else {
         if let Some(rows) = &divide {
             for row in rows {
-                println!("{} {}", row.mv, row.nodes);
+                if row.sequences > 1 {
+                    println!("{} {} ({} sequences)", row.mv, row.nodes, row.sequences);
+                } else {
+                    println!("{} {}", row.mv, row.nodes);
+                }
             }
             println!();
         }

@@ -2,15 +2,49 @@
 //! applies every capture rule of the variant: short and flying leaps, per-direction targets,
 //! removal timing, the 180° rule, first-jump restrictions, the completion rule, king landing,
 //! the halt rules and the three promotion modes.
+//!
+//! Sequences are not walked one by one, which would take minutes when a flying king meets many
+//! kings (millions of sequences, a few dozen distinct moves):
+//!
+//! * Two sequences of one piece that stand on the same square having taken the same pieces have
+//!   the same continuations (given the little else the rules look at: the piece's kind, the
+//!   previous direction where the 180° rule or the sweep below depends on it, whether the last
+//!   victim was a king under halt rule II). From the second jump on, where two routes can first
+//!   meet, each such state is expanded once (`memo`).
+//! * Under the majority rule the most valuable capture is found first, by a walk that stops as
+//!   soon as a capture is worth all that the king can reach; the listing walk then leaves every
+//!   state whose reachable pieces cannot make up that value (`reach`).
+//! * When that maximum is all a king can reach, every legal capture of that king takes the same
+//!   pieces and differs only in where it ends: its listing walk stops once every square it could
+//!   end on is listed, and leaves states from which no square not yet listed can be reached, or
+//!   (deferred removal) that cannot take every remaining piece (`JumpGraph`).
+//!
+//! Counting sinks (perft's "paths") get each state's outcomes with their numbers of sequences,
+//! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
 use crate::bitboard::Bits;
-use crate::movegen::sink::Sink;
+use crate::movegen::memo::{Key, Memo, Outcome};
+use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
+use crate::movegen::route::{RouteFilter, DEAD};
+use crate::movegen::sink::{MaxSink, Sink};
 use crate::position::Position;
 use crate::rules::{Rules, NO_SQUARE};
 use crate::spec::{HaltRule, PromotionInCapture};
 
 /// The most jumps one move can make (every piece on the largest board).
-const MAX_JUMPS: usize = 128;
+pub(crate) const MAX_JUMPS: usize = 128;
+
+/// States after this many jumps are merged: after one jump a state is reached by one route only.
+const MERGE_FROM_JUMPS: u32 = 2;
+
+/// How the walk treats sequences that reach the same state.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Walk<'a> {
+    /// Expand each state once (distinct moves, or counts of sequences); without it every
+    /// sequence is walked and handed to the sink (exponential in the worst case: for tests).
+    pub merge: bool,
+    pub filter: RouteFilter<'a>,
+}
 
 /// The state of the capturing piece between jumps.
 #[derive(Clone, Copy)]
@@ -25,24 +59,263 @@ struct Jumper<B: Bits> {
     jumps: u32,
     /// Direction of the previous jump (8 = none).
     prev: u8,
+    /// The route filter's state.
+    matched: u8,
+}
+
+/// A piece that can capture, with what its captures can be worth at most.
+struct Capturer<B: Bits> {
+    sq: u8,
+    king: bool,
+    reach: Reach<B>,
+}
+
+/// The aim of a targeted walk (see the module documentation).
+struct Target<B: Bits> {
+    /// The pieces every legal capture takes.
+    needed: B,
+    /// Squares where a legal capture may end and none listed yet does.
+    open_ends: B,
+    /// Under deferred removal, the jumps the king can make.
+    graph: Option<JumpGraph<B>>,
+    /// Pieces behind which the capture could end on an open end: tried last.
+    saved: B,
+}
+
+impl<B: Bits> Target<B> {
+    fn update_saved(&mut self) {
+        self.saved = match &self.graph {
+            Some(graph) => self
+                .needed
+                .squares()
+                .filter(|&u| !(graph.landings_behind(u) & self.open_ends).is_empty())
+                .fold(B::ZERO, |acc, u| acc | B::bit(u)),
+            None => B::ZERO,
+        };
+    }
 }
 
 struct Search<'a, B: Bits, S: Sink<B>> {
     rules: &'a Rules<B>,
     sink: &'a mut S,
     us: usize,
+    enemy_kings: B,
+    walk: Walk<'a>,
+    memo: Memo<B>,
+    /// The piece being walked.
     from: u8,
     started_as_king: bool,
-    enemy_kings: B,
     path: [u8; MAX_JUMPS],
     order: [u8; MAX_JUMPS],
+    /// Captures worth less are not legal (the majority rule's maximum, once known; 0 = unknown).
+    floor: u32,
+    target: Option<Target<B>>,
+    /// The walk of this piece is over (or, finding the maximum, the whole walk).
+    done: bool,
 }
 
-impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
+impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
+    fn new(rules: &'a Rules<B>, pos: &Position<B>, sink: &'a mut S, walk: Walk<'a>) -> Self {
+        let us = pos.side.index();
+        Search {
+            rules,
+            sink,
+            us,
+            enemy_kings: pos.pieces[us ^ 1] & pos.kings,
+            walk,
+            memo: Memo::default(),
+            from: 0,
+            started_as_king: false,
+            path: [0; MAX_JUMPS],
+            order: [0; MAX_JUMPS],
+            floor: 0,
+            target: None,
+            done: false,
+        }
+    }
+
+    /// Walks every capture of one piece.
+    fn walk_piece(&mut self, piece: &Capturer<B>, start: Jumper<B>) {
+        self.from = piece.sq;
+        self.started_as_king = piece.king;
+        self.done = false;
+        // A listing of distinct moves whose every capture takes the same pieces is targeted.
+        self.target = (self.walk.merge
+            && !S::COUNTS
+            && piece.king
+            && self.floor > 0
+            && piece.reach.value == self.floor)
+            .then(|| {
+                let graph = (!self.rules.immediate_removal).then(|| {
+                    JumpGraph::new(
+                        self.rules,
+                        self.us,
+                        start.occupied,
+                        start.capturable,
+                        self.enemy_kings,
+                    )
+                });
+                let mut target = Target {
+                    needed: piece.reach.pieces,
+                    open_ends: piece.reach.landings,
+                    graph,
+                    saved: B::ZERO,
+                };
+                target.update_saved();
+                target
+            });
+        if piece.king {
+            self.explore_king(start, 0, false, false);
+        } else {
+            self.explore_man(start, 0, false);
+        }
+        self.target = None;
+    }
+
+    /// Continues from a state reached after `depth` jumps; returns whether it has a jump (then
+    /// the completion rule forbids stopping there). A state the route filter has ruled out, or
+    /// from which nothing legal and new can come, is only probed for a jump.
+    fn visit(&mut self, j: Jumper<B>, depth: usize, straight_done: bool, king: bool) -> bool {
+        if self.done {
+            // The walk is over; the answer is not used.
+            return true;
+        }
+        if j.matched == DEAD {
+            return self.expand(j, depth, straight_done, king, true);
+        }
+        if !self.walk.merge || j.jumps < MERGE_FROM_JUMPS {
+            return self.expand(j, depth, straight_done, king, false);
+        }
+        let key = self.key(&j, depth, straight_done, king);
+        if let Some(entry) = self.memo.get(&key) {
+            if S::COUNTS {
+                for i in 0..self.memo.outcomes(entry).len() {
+                    let o = self.memo.outcomes(entry)[i];
+                    self.sink.capture(
+                        self.from,
+                        o.to,
+                        o.captured,
+                        o.value,
+                        o.promotes,
+                        &[],
+                        &[],
+                        o.sequences,
+                    );
+                    self.memo.record(o);
+                }
+            }
+            return entry.found;
+        }
+        if king && self.fruitless(&j) {
+            return self.expand(j, depth, straight_done, king, true);
+        }
+        let mark = self.memo.begin();
+        let found = self.expand(j, depth, straight_done, king, false);
+        self.memo.finish(key, mark, found, S::COUNTS);
+        found
+    }
+
+    #[inline(always)]
+    fn expand(
+        &mut self,
+        j: Jumper<B>,
+        depth: usize,
+        straight_done: bool,
+        king: bool,
+        probe: bool,
+    ) -> bool {
+        if king {
+            self.explore_king(j, depth, straight_done, probe)
+        } else {
+            self.explore_man(j, depth, probe)
+        }
+    }
+
+    /// Whether nothing the sink still wants can come from this king's state: the pieces within
+    /// reach are worth too little, or (targeted) no square not yet listed can be reached, or not
+    /// every piece that must be taken can be.
+    fn fruitless(&self, j: &Jumper<B>) -> bool {
+        if let Some(target) = &self.target {
+            let needed = target.needed & !j.captured;
+            return match &target.graph {
+                Some(graph) => !graph.may_take_all(j.sq, needed, target.open_ends),
+                None => {
+                    let reach = self.reach(j);
+                    (needed & !reach.pieces) != B::ZERO
+                        || (reach.landings & target.open_ends).is_empty()
+                }
+            };
+        }
+        let floor = self.floor.max(self.sink.floor());
+        floor > 0 && j.value + self.reach(j).value < floor
+    }
+
+    fn reach(&self, j: &Jumper<B>) -> Reach<B> {
+        reach(
+            self.rules,
+            self.us,
+            self.enemy_kings,
+            j.sq,
+            j.occupied,
+            j.capturable,
+        )
+    }
+
+    /// Everything the continuations from `j` depend on besides the fixed start.
+    fn key(&self, j: &Jumper<B>, depth: usize, straight_done: bool, king: bool) -> Key<B> {
+        let r = self.rules;
+        let prev = if r.no_reversal || straight_done {
+            j.prev
+        } else {
+            8
+        };
+        let last_victim_king =
+            r.halt == HaltRule::SequentialHalt2 && self.enemy_kings.has(self.order[depth - 1]);
+        let packed = u32::from(j.sq)
+            | u32::from(self.from) << 8
+            | u32::from(prev) << 16
+            | u32::from(king) << 20
+            | u32::from(straight_done) << 21
+            | u32::from(last_victim_king) << 22
+            | u32::from(j.matched) << 24;
+        (j.captured, packed)
+    }
+
+    /// The king's capture directions in the order to try them: the variant's, except that a
+    /// targeted walk tries last the jumps over pieces behind which the capture could end on a
+    /// square not yet listed (taking them early rules those squares out).
+    #[inline(always)]
+    fn king_order(&self, j: &Jumper<B>) -> ([u8; 8], usize) {
+        let r = self.rules;
+        let dirs = r.king_captures[self.us].as_slice();
+        let mut order = [0u8; 8];
+        order[..dirs.len()].copy_from_slice(dirs);
+        if let Some(target) = &self.target {
+            if !target.saved.is_empty() {
+                order[..dirs.len()].sort_by_key(|&d| {
+                    r.first_blocker(j.sq, d as usize, j.occupied)
+                        .is_some_and(|v| target.saved.has(v))
+                });
+            }
+        }
+        (order, dirs.len())
+    }
+
+    /// The filter's state after a jump from `j` over `victim` to `landing`.
+    #[inline(always)]
+    fn advance(&self, j: &Jumper<B>, d: u8, victim: u8, landing: u8, depth: usize) -> u8 {
+        match self.walk.filter {
+            RouteFilter::Any => 0,
+            filter => filter.advance(
+                self.rules, j.matched, j.sq, d, victim, landing, j.captured, depth,
+            ),
+        }
+    }
+
     /// Explores every jump of a man from the jumper's square; returns whether there was one.
     /// Men always make short leaps, so there is one landing per jump, and the 180° rule and
     /// the removal timing cannot change their moves (§0, "Fact used below").
-    fn explore_man(&mut self, j: Jumper<B>, depth: usize) -> bool {
+    fn explore_man(&mut self, j: Jumper<B>, depth: usize, probe: bool) -> bool {
         let r = self.rules;
         let dirs = if j.jumps == 0 {
             r.man_capture_first[self.us]
@@ -61,8 +334,12 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 continue;
             }
             found = true;
+            if probe {
+                return true;
+            }
             let mut next = self.after_jump(&j, victim, d as u8);
             next.sq = landing;
+            next.matched = self.advance(&j, d as u8, victim, landing, depth);
             self.order[depth] = victim;
             self.path[depth] = landing;
             let promotes = r.promotion[self.us].has(landing);
@@ -70,12 +347,12 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 match r.promotion_mode {
                     PromotionInCapture::Stop => false,
                     PromotionInCapture::PromoteAndContinue => {
-                        self.explore_king(next, depth + 1, false)
+                        self.visit(next, depth + 1, false, true)
                     }
-                    PromotionInCapture::ContinueAsMan => self.explore_man(next, depth + 1),
+                    PromotionInCapture::ContinueAsMan => self.visit(next, depth + 1, false, false),
                 }
             } else {
-                self.explore_man(next, depth + 1)
+                self.visit(next, depth + 1, false, false)
             };
             if !continued {
                 self.emit(&next, depth, promotes);
@@ -93,11 +370,18 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
     /// capture is completed (the piece leaves the board) before the next, so every landing square
     /// is a stop of its own and a sequence of its own, as kish counts it. Only the "paths" count
     /// sees the difference: both give the same moves.
-    fn explore_king(&mut self, j: Jumper<B>, depth: usize, straight_done: bool) -> bool {
+    fn explore_king(
+        &mut self,
+        j: Jumper<B>,
+        depth: usize,
+        straight_done: bool,
+        probe: bool,
+    ) -> bool {
         let r = self.rules;
         let flying = r.king_captures_fly;
         let mut found = false;
-        for &d in r.king_captures[self.us].as_slice() {
+        let (order, count) = self.king_order(&j);
+        for &d in &order[..count] {
             if r.no_reversal && j.prev == d ^ 4 {
                 continue;
             }
@@ -126,6 +410,9 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 continue;
             }
             found = true;
+            if probe {
+                return true;
+            }
             if straight_done && j.prev == d {
                 // A legal continuation (so the completion rule holds), explored from the first landing.
                 continue;
@@ -155,7 +442,8 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 self.path[depth] = landing;
                 let mut next = after;
                 next.sq = landing;
-                continued |= self.explore_king(next, depth + 1, i > 0 && !r.immediate_removal);
+                next.matched = self.advance(&j, d, victim, landing, depth);
+                continued |= self.visit(next, depth + 1, i > 0 && !r.immediate_removal, true);
             }
             if continued {
                 continue;
@@ -179,6 +467,7 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 self.path[depth] = landing;
                 let mut end = after;
                 end.sq = landing;
+                end.matched = self.advance(&j, d, victim, landing, depth);
                 // A man crowned during this capture (PromoteAndContinue) ends it as a new king.
                 self.emit(&end, depth, !self.started_as_king);
             }
@@ -208,12 +497,16 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
                 },
             jumps: j.jumps + 1,
             prev: d,
+            matched: j.matched,
         }
     }
 
     /// Hands a complete sequence ending on `end.sq` to the sink.
     #[inline(always)]
     fn emit(&mut self, end: &Jumper<B>, depth: usize, promotes: bool) {
+        if !self.walk.filter.accepts(end.matched, depth) {
+            return;
+        }
         let value = if self.rules.majority { end.value } else { 0 };
         self.sink.capture(
             self.from,
@@ -223,7 +516,25 @@ impl<B: Bits, S: Sink<B>> Search<'_, B, S> {
             promotes,
             &self.path[..=depth],
             &self.order[..=depth],
+            1,
         );
+        if S::COUNTS && self.walk.merge {
+            self.memo.record(Outcome {
+                to: end.sq,
+                promotes,
+                captured: end.captured,
+                value,
+                sequences: 1,
+            });
+        }
+        if let Some(target) = &mut self.target {
+            if value == self.floor && target.open_ends.has(end.sq) {
+                target.open_ends &= !B::bit(end.sq);
+                self.done |= target.open_ends.is_empty();
+                target.update_saved();
+            }
+        }
+        self.done |= self.sink.satisfied();
     }
 }
 
@@ -298,44 +609,96 @@ pub(crate) fn piece_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>, sq
     }
 }
 
-/// Generates every complete capture sequence of the side to move into the sink.
-pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
-    rules: &Rules<B>,
-    pos: &Position<B>,
-    sink: &mut S,
-) {
+/// The pieces of the side to move that can capture, men first, each lowest square first (the
+/// order of the listing), with what their captures can be worth at most.
+fn capturers<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Vec<Capturer<B>> {
     let us = pos.side.index();
-    let occupied = pos.occupied();
     let enemy = pos.pieces[us ^ 1];
     let enemy_kings = enemy & pos.kings;
-    let own_kings = pos.pieces[us] & pos.kings;
-    let mut search = Search {
-        rules,
-        sink,
-        us,
-        from: 0,
-        started_as_king: false,
-        enemy_kings,
-        path: [0; MAX_JUMPS],
-        order: [0; MAX_JUMPS],
-    };
-    let start = |sq: u8| Jumper {
+    let mut list: Vec<Capturer<B>> = men_that_can_capture(rules, pos)
+        .squares()
+        .map(|sq| Capturer {
+            sq,
+            king: false,
+            reach: Reach {
+                pieces: enemy,
+                value: value_of(rules, enemy, enemy_kings),
+                landings: rules.squares,
+            },
+        })
+        .collect();
+    for sq in (pos.pieces[us] & pos.kings).squares() {
+        if king_can_capture(rules, pos, sq) {
+            let start = start(pos, sq);
+            list.push(Capturer {
+                sq,
+                king: true,
+                reach: reach(rules, us, enemy_kings, sq, start.occupied, start.capturable),
+            });
+        }
+    }
+    list
+}
+
+/// The capturing piece on `sq` before its first jump.
+fn start<B: Bits>(pos: &Position<B>, sq: u8) -> Jumper<B> {
+    Jumper {
         sq,
-        occupied: occupied ^ B::bit(sq),
-        capturable: enemy,
+        occupied: pos.occupied() ^ B::bit(sq),
+        capturable: pos.pieces[pos.side.index() ^ 1],
         captured: B::ZERO,
         value: 0,
         jumps: 0,
         prev: 8,
-    };
-    for sq in men_that_can_capture(rules, pos).squares() {
-        search.from = sq;
-        search.started_as_king = false;
-        search.explore_man(start(sq), 0);
+        matched: 0,
     }
-    for sq in own_kings.squares() {
-        search.from = sq;
-        search.started_as_king = true;
-        search.explore_king(start(sq), 0, false);
+}
+
+/// The majority rule's maximum: the value of the most valuable capture. The walk stops as soon
+/// as a capture is worth all that some piece can reach, and skips pieces that cannot beat the
+/// best found.
+fn majority_maximum<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    capturers: &[Capturer<B>],
+) -> u32 {
+    let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
+    let mut sink = MaxSink { best: 0, ceiling };
+    let mut order: Vec<&Capturer<B>> = capturers.iter().collect();
+    order.sort_by_key(|c| std::cmp::Reverse(c.reach.value));
+    let walk = Walk {
+        merge: true,
+        filter: RouteFilter::Any,
+    };
+    let mut search = Search::new(rules, pos, &mut sink, walk);
+    for piece in order {
+        if piece.reach.value <= search.sink.best || search.sink.best >= ceiling {
+            break;
+        }
+        search.walk_piece(piece, start(pos, piece.sq));
+    }
+    sink.best
+}
+
+/// Generates every complete capture sequence of the side to move into the sink (merged as `walk`
+/// says).
+pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    sink: &mut S,
+    walk: Walk,
+) {
+    if walk.filter.impossible(MAX_JUMPS) {
+        return;
+    }
+    let capturers = capturers(rules, pos);
+    let mut search = Search::new(rules, pos, sink, walk);
+    if walk.merge && rules.majority && capturers.iter().any(|c| c.king) {
+        search.floor = majority_maximum(rules, pos, &capturers);
+    }
+    for piece in &capturers {
+        if piece.reach.value >= search.floor {
+            search.walk_piece(piece, start(pos, piece.sq));
+        }
     }
 }

@@ -1,8 +1,18 @@
 //! Legal move generation. Captures take precedence over every other move; the majority rule is
 //! applied by the sinks; the Bahrain restriction (D21) is the one post-generation filter.
 
+//!
+//! Capture sequences are walked state by state (`capture`): the distinct moves and the number
+//! of sequences behind each come out without enumerating the sequences, so a position whose
+//! captures have millions of routes costs what its distinct states cost. Only the `Keep`
+//! listings (`legal_moves`/`legal_moves_detailed` with `Duplicates::Keep`) enumerate every
+//! sequence; they exist for the oracles and tests.
+
 mod capture;
+mod memo;
 mod quiet;
+mod reach;
+mod route;
 mod sink;
 
 use crate::bitboard::Bits;
@@ -10,11 +20,29 @@ use crate::mv::{Move, MoveDetail};
 use crate::position::Position;
 use crate::rules::Rules;
 
+use capture::Walk;
+pub use route::RouteFilter;
 pub use sink::Duplicates;
-use sink::{CountSink, DetailSink, ListSink};
+use sink::{CountSink, CountedSink, DetailSink, ListSink};
+
+/// The walk for a listing: merged unless every sequence is wanted.
+fn walk(duplicates: Duplicates) -> Walk<'static> {
+    Walk {
+        merge: duplicates == Duplicates::Merge,
+        filter: RouteFilter::Any,
+    }
+}
+
+const MERGED: Walk<'static> = Walk {
+    merge: true,
+    filter: RouteFilter::Any,
+};
 
 impl<B: Bits> Rules<B> {
-    /// Fills `list` with the legal moves of the side to move.
+    /// Fills `list` with the legal moves of the side to move. With `Duplicates::Keep`, a capture
+    /// appears once per sequence: that enumerates every sequence, which can take minutes in
+    /// positions with many kings; `legal_moves_counted` gives the same information at the cost
+    /// of the distinct moves.
     pub fn legal_moves(&self, pos: &Position<B>, list: &mut Vec<Move<B>>, duplicates: Duplicates) {
         list.clear();
         let mut sink = ListSink {
@@ -23,13 +51,50 @@ impl<B: Bits> Rules<B> {
             merge: duplicates == Duplicates::Merge,
         };
         if capture::has_capture(self, pos) {
-            capture::generate_captures(self, pos, &mut sink);
+            capture::generate_captures(self, pos, &mut sink, walk(duplicates));
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
             if self.bahrain {
                 self.bahrain_filter(pos, list);
             }
         }
+    }
+
+    /// Fills `list` with the distinct legal moves, each with its number of capture sequences (1
+    /// for a quiet move): perft's "paths" convention without walking every sequence.
+    pub fn legal_moves_counted(&self, pos: &Position<B>, list: &mut Vec<(Move<B>, u64)>) {
+        list.clear();
+        let mut sink = CountedSink { list, best: 0 };
+        if capture::has_capture(self, pos) {
+            capture::generate_captures(self, pos, &mut sink, MERGED);
+        } else {
+            quiet::generate_quiet(self, pos, &mut sink);
+            if self.bahrain {
+                let mut moves: Vec<Move<B>> = list.iter().map(|&(m, _)| m).collect();
+                self.bahrain_filter(pos, &mut moves);
+                list.retain(|(m, _)| moves.contains(m));
+            }
+        }
+    }
+
+    /// The capture moves with a route that `filter` keeps, each with the first such route found
+    /// (empty when the side to move has no capture). For reading move text that names squares
+    /// between the ends: a capture can have millions of routes, which are matched during the
+    /// walk instead of listed.
+    pub fn capture_routes(&self, pos: &Position<B>, filter: RouteFilter) -> Vec<MoveDetail<B>> {
+        let mut sink = DetailSink {
+            list: Vec::new(),
+            best: 0,
+            merge: true,
+        };
+        if capture::has_capture(self, pos) {
+            let walk = Walk {
+                merge: true,
+                filter,
+            };
+            capture::generate_captures(self, pos, &mut sink, walk);
+        }
+        sink.list
     }
 
     /// The legal moves, de-duplicated, in a new list.
@@ -40,7 +105,8 @@ impl<B: Bits> Rules<B> {
     }
 
     /// The legal moves with their routes. With `Duplicates::Merge`, each move keeps the first
-    /// route found.
+    /// route found; with `Duplicates::Keep`, every route is listed (exponential in the worst
+    /// case: for tests).
     pub fn legal_moves_detailed(
         &self,
         pos: &Position<B>,
@@ -52,7 +118,7 @@ impl<B: Bits> Rules<B> {
             merge: duplicates == Duplicates::Merge,
         };
         if capture::has_capture(self, pos) {
-            capture::generate_captures(self, pos, &mut sink);
+            capture::generate_captures(self, pos, &mut sink, walk(duplicates));
             sink.list
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
@@ -72,7 +138,7 @@ impl<B: Bits> Rules<B> {
             match duplicates {
                 Duplicates::Keep => {
                     let mut sink = CountSink::default();
-                    capture::generate_captures(self, pos, &mut sink);
+                    capture::generate_captures(self, pos, &mut sink, MERGED);
                     sink.count
                 }
                 Duplicates::Merge => {
@@ -82,7 +148,7 @@ impl<B: Bits> Rules<B> {
                         best: 0,
                         merge: true,
                     };
-                    capture::generate_captures(self, pos, &mut sink);
+                    capture::generate_captures(self, pos, &mut sink, MERGED);
                     list.len() as u64
                 }
             }
@@ -123,7 +189,7 @@ impl<B: Bits> Rules<B> {
             best: 0,
             merge: true,
         };
-        capture::generate_captures(self, &theirs, &mut sink);
+        capture::generate_captures(self, &theirs, &mut sink, MERGED);
         let threatened = threats.iter().fold(B::ZERO, |acc, m| acc | m.captured) & pos.men(us);
         if threatened.is_empty() {
             return;

@@ -7,7 +7,13 @@ use crate::geometry::Square;
 use crate::mv::{Move, MoveDetail};
 
 pub(crate) trait Sink<B: Bits> {
-    /// A complete capture sequence: landing path and victims in capture order.
+    /// Whether the sink counts sequences. A merged walk then hands it, for a state reached again,
+    /// every outcome of that state with its number of sequences (and no route); a sink that does
+    /// not count only ever sees each move's first route.
+    const COUNTS: bool;
+
+    /// `sequences` capture sequences with these ends and victims; `path` (landings) and `order`
+    /// (victims in capture order) give one of them, or are empty when the walk reuses a state.
     #[allow(clippy::too_many_arguments)]
     fn capture(
         &mut self,
@@ -18,9 +24,19 @@ pub(crate) trait Sink<B: Bits> {
         promotes: bool,
         path: &[u8],
         order: &[u8],
+        sequences: u64,
     );
 
     fn quiet(&mut self, from: u8, to: u8, promotes: bool);
+
+    /// The value below which the sink discards a capture (the majority rule's best so far).
+    fn floor(&self) -> u32;
+
+    /// Whether the sink needs nothing more (the walk may stop).
+    #[inline(always)]
+    fn satisfied(&self) -> bool {
+        false
+    }
 }
 
 /// Whether capture sequences that make the same move are merged or counted apart.
@@ -40,14 +56,21 @@ pub(crate) struct CountSink {
 }
 
 impl<B: Bits> Sink<B> for CountSink {
+    const COUNTS: bool = true;
+
     #[inline(always)]
-    fn capture(&mut self, _: u8, _: u8, _: B, value: u32, _: bool, _: &[u8], _: &[u8]) {
+    fn floor(&self) -> u32 {
+        self.best
+    }
+
+    #[inline(always)]
+    fn capture(&mut self, _: u8, _: u8, _: B, value: u32, _: bool, _: &[u8], _: &[u8], n: u64) {
         if value > self.best {
             self.best = value;
             self.count = 0;
         }
         if value == self.best {
-            self.count += 1;
+            self.count = self.count.saturating_add(n);
         }
     }
 
@@ -57,7 +80,7 @@ impl<B: Bits> Sink<B> for CountSink {
     }
 }
 
-/// Collects compact moves.
+/// Collects compact moves: each distinct move once (`merge`), or once per sequence.
 pub(crate) struct ListSink<'a, B: Bits> {
     pub list: &'a mut Vec<Move<B>>,
     pub best: u32,
@@ -65,6 +88,13 @@ pub(crate) struct ListSink<'a, B: Bits> {
 }
 
 impl<B: Bits> Sink<B> for ListSink<'_, B> {
+    const COUNTS: bool = false;
+
+    #[inline(always)]
+    fn floor(&self) -> u32 {
+        self.best
+    }
+
     #[inline(always)]
     fn capture(
         &mut self,
@@ -75,6 +105,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
         promotes: bool,
         _: &[u8],
         _: &[u8],
+        _: u64,
     ) {
         if value > self.best {
             self.best = value;
@@ -106,6 +137,63 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
     }
 }
 
+/// Collects each distinct move with its number of capture sequences.
+pub(crate) struct CountedSink<'a, B: Bits> {
+    pub list: &'a mut Vec<(Move<B>, u64)>,
+    pub best: u32,
+}
+
+impl<B: Bits> Sink<B> for CountedSink<'_, B> {
+    const COUNTS: bool = true;
+
+    #[inline(always)]
+    fn floor(&self) -> u32 {
+        self.best
+    }
+
+    #[inline(always)]
+    fn capture(
+        &mut self,
+        from: u8,
+        to: u8,
+        captured: B,
+        value: u32,
+        promotes: bool,
+        _: &[u8],
+        _: &[u8],
+        sequences: u64,
+    ) {
+        if value > self.best {
+            self.best = value;
+            self.list.clear();
+        }
+        if value < self.best {
+            return;
+        }
+        let mv = Move {
+            from,
+            to,
+            captured,
+            promotes,
+        };
+        match self.list.iter_mut().find(|(m, _)| *m == mv) {
+            Some((_, n)) => *n = n.saturating_add(sequences),
+            None => self.list.push((mv, sequences)),
+        }
+    }
+
+    #[inline(always)]
+    fn quiet(&mut self, from: u8, to: u8, promotes: bool) {
+        let mv = Move {
+            from,
+            to,
+            captured: B::ZERO,
+            promotes,
+        };
+        self.list.push((mv, 1));
+    }
+}
+
 /// Collects moves with their routes.
 pub(crate) struct DetailSink<B: Bits> {
     pub list: Vec<MoveDetail<B>>,
@@ -114,6 +202,13 @@ pub(crate) struct DetailSink<B: Bits> {
 }
 
 impl<B: Bits> Sink<B> for DetailSink<B> {
+    const COUNTS: bool = false;
+
+    #[inline(always)]
+    fn floor(&self) -> u32 {
+        self.best
+    }
+
     fn capture(
         &mut self,
         from: u8,
@@ -123,6 +218,7 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
         promotes: bool,
         path: &[u8],
         order: &[u8],
+        _: u64,
     ) {
         if value > self.best {
             self.best = value;
@@ -159,4 +255,32 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
             captures: Vec::new(),
         });
     }
+}
+
+/// Finds the most valuable capture (the majority rule's maximum), and stops the walk once it
+/// reaches `ceiling`, a value nothing can exceed.
+pub(crate) struct MaxSink {
+    pub best: u32,
+    pub ceiling: u32,
+}
+
+impl<B: Bits> Sink<B> for MaxSink {
+    const COUNTS: bool = false;
+
+    #[inline(always)]
+    fn floor(&self) -> u32 {
+        self.best + 1
+    }
+
+    #[inline(always)]
+    fn satisfied(&self) -> bool {
+        self.best >= self.ceiling
+    }
+
+    #[inline(always)]
+    fn capture(&mut self, _: u8, _: u8, _: B, value: u32, _: bool, _: &[u8], _: &[u8], _: u64) {
+        self.best = self.best.max(value);
+    }
+
+    fn quiet(&mut self, _: u8, _: u8, _: bool) {}
 }

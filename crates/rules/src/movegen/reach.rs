@@ -1,0 +1,250 @@
+//! What a capturing king could still do: over-estimates that let the capture walk leave states
+//! from which nothing legal can come under the majority rule. Each test is a necessary condition
+//! for a continuation, never a sufficient one, so leaving a state it fails loses nothing.
+
+use crate::bitboard::Bits;
+use crate::rules::{Rules, NO_SQUARE};
+
+/// What a king could still take and where it could still land, over-estimated.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Reach<B: Bits> {
+    /// The enemy pieces it might still take, and their value.
+    pub pieces: B,
+    pub value: u32,
+    /// Every square it might still land on.
+    pub landings: B,
+}
+
+/// The value of a set of enemy pieces.
+#[inline]
+pub(crate) fn value_of<B: Bits>(rules: &Rules<B>, pieces: B, enemy_kings: B) -> u32 {
+    let kings = (pieces & enemy_kings).count();
+    (pieces.count() - kings) * rules.man_value + kings * rules.king_value
+}
+
+/// What a king of player `us` on `sq` could still do when `occupied` blocks and `capturable`
+/// may be taken: a breadth-first search over landing squares as if every capturable piece could
+/// be jumped from either side and (with immediate removal) might already be gone. It ignores the
+/// 180° rule, the halt rules and the completion rule, each of which only removes routes.
+pub(crate) fn reach<B: Bits>(
+    rules: &Rules<B>,
+    us: usize,
+    enemy_kings: B,
+    sq: u8,
+    occupied: B,
+    capturable: B,
+) -> Reach<B> {
+    let r = rules;
+    let empty = r.squares & !occupied;
+    // Squares that are or may become free to land on and to pass.
+    let free = if r.immediate_removal {
+        empty | capturable
+    } else {
+        empty
+    };
+    let mut jumpable = [B::ZERO; 8];
+    for &d in r.king_captures[us].as_slice() {
+        jumpable[d as usize] = if r.kings_only[d as usize] {
+            capturable & enemy_kings
+        } else {
+            capturable
+        };
+    }
+    let mut seen = B::bit(sq);
+    let mut frontier = seen;
+    let mut landings = B::ZERO;
+    let mut reached = B::ZERO;
+    while !frontier.is_empty() {
+        let s = frontier.lowest();
+        frontier ^= B::bit(s);
+        for &d in r.king_captures[us].as_slice() {
+            let di = d as usize;
+            if !r.king_captures_fly {
+                // A short leap: the victim next to the king, the landing right behind it.
+                let victim = r.next[s as usize][di];
+                if victim == NO_SQUARE || !jumpable[di].has(victim) {
+                    continue;
+                }
+                reached |= B::bit(victim);
+                let landing = r.next[victim as usize][di];
+                if landing != NO_SQUARE && free.has(landing) {
+                    landings |= B::bit(landing);
+                    if !seen.has(landing) {
+                        seen |= B::bit(landing);
+                        frontier |= B::bit(landing);
+                    }
+                }
+                continue;
+            }
+            let mut jumped = false;
+            let mut t = r.next[s as usize][di];
+            while t != NO_SQUARE {
+                if jumped && free.has(t) {
+                    landings |= B::bit(t);
+                    if !seen.has(t) {
+                        seen |= B::bit(t);
+                        frontier |= B::bit(t);
+                    }
+                }
+                if jumpable[di].has(t) {
+                    reached |= B::bit(t);
+                    jumped = true;
+                } else if !free.has(t) {
+                    break;
+                }
+                t = r.next[t as usize][di];
+            }
+        }
+    }
+    Reach {
+        pieces: reached,
+        value: value_of(rules, reached, enemy_kings),
+        landings,
+    }
+}
+
+/// Under deferred removal nothing leaves the board during a capture, so where each enemy piece
+/// can be jumped from, and where the king lands behind it, is fixed for the whole walk of one
+/// king. The walk asks it whether the king could still take every piece it must take.
+pub(crate) struct JumpGraph<B: Bits> {
+    /// Every jump: the victim, the squares the king jumps it from, the squares it lands on.
+    jumps: Vec<(u8, B, B)>,
+    /// Per square: the union of the jumps over the piece there.
+    approach: Vec<B>,
+    land: Vec<B>,
+}
+
+/// Below this many pieces still to take, `JumpGraph::may_take_all` makes only its quick test:
+/// the thorough one costs more than the small subtrees it could spare.
+const THOROUGH_FROM: u32 = 16;
+
+impl<B: Bits> JumpGraph<B> {
+    /// The jumps of a king of player `us` when `occupied` (without the king) blocks.
+    pub fn new(rules: &Rules<B>, us: usize, occupied: B, enemy: B, enemy_kings: B) -> Self {
+        let size = rules.next.len();
+        let mut approach = vec![B::ZERO; size];
+        let mut land = vec![B::ZERO; size];
+        let mut jumps = Vec::new();
+        let flying = rules.king_captures_fly;
+        let run = |from: u8, d: usize, longest: bool| {
+            let mut squares = B::ZERO;
+            let mut s = rules.next[from as usize][d];
+            while s != NO_SQUARE && !occupied.has(s) {
+                squares |= B::bit(s);
+                if !longest {
+                    break;
+                }
+                s = rules.next[s as usize][d];
+            }
+            squares
+        };
+        for victim in enemy.squares() {
+            for &d in rules.king_captures[us].as_slice() {
+                let d = d as usize;
+                if rules.kings_only[d] && !enemy_kings.has(victim) {
+                    continue;
+                }
+                let front = run(victim, d ^ 4, flying);
+                let behind = run(victim, d, flying && !rules.landing_adjacent);
+                if !front.is_empty() && !behind.is_empty() {
+                    approach[victim as usize] |= front;
+                    land[victim as usize] |= behind;
+                    jumps.push((victim, front, behind));
+                }
+            }
+        }
+        JumpGraph {
+            jumps,
+            approach,
+            land,
+        }
+    }
+
+    /// The squares behind `piece` where a capture that takes it can land.
+    pub fn landings_behind(&self, piece: u8) -> B {
+        self.land[piece as usize]
+    }
+
+    /// Whether a king on `sq` could still take every piece of `needed` (each once, in some order)
+    /// and end on a square of `ends`.
+    pub fn may_take_all(&self, sq: u8, needed: B, ends: B) -> bool {
+        if needed.is_empty() {
+            return true;
+        }
+        self.quick(sq, needed, ends)
+            && (needed.count() < THOROUGH_FROM || self.thorough(sq, needed, ends))
+    }
+
+    /// Every needed piece is within reach, and one of them has a landing on `ends`.
+    fn quick(&self, sq: u8, needed: B, ends: B) -> bool {
+        let mut at = B::bit(sq);
+        let mut landings = B::ZERO;
+        let mut got = B::ZERO;
+        loop {
+            let mut grew = false;
+            for u in (needed & !got).squares() {
+                if !(self.approach[u as usize] & at).is_empty() {
+                    got |= B::bit(u);
+                    at |= self.land[u as usize];
+                    landings |= self.land[u as usize];
+                    grew = true;
+                }
+            }
+            if !grew {
+                break;
+            }
+        }
+        got == needed && !(landings & ends).is_empty()
+    }
+
+    /// Each needed piece can be jumped from a square reached without taking it; at most one of
+    /// them leaves the king nowhere to go on (it must be taken last, and the capture ends behind
+    /// it, on `ends`); some piece can be taken landing on `ends`.
+    fn thorough(&self, sq: u8, needed: B, ends: B) -> bool {
+        let mut exits = [B::ZERO; 128];
+        for u in needed.squares() {
+            let at = self.reachable(sq, needed ^ B::bit(u));
+            exits[u as usize] = self
+                .jumps
+                .iter()
+                .filter(|&&(v, from, _)| v == u && !(from & at).is_empty())
+                .fold(B::ZERO, |acc, &(_, _, to)| acc | to);
+            if exits[u as usize].is_empty() {
+                return false;
+            }
+        }
+        let mut last = 0;
+        let mut may_end = false;
+        for u in needed.squares() {
+            let onward = (needed ^ B::bit(u))
+                .squares()
+                .any(|w| !(exits[u as usize] & self.approach[w as usize]).is_empty());
+            let ends_here = !(exits[u as usize] & ends).is_empty();
+            may_end |= ends_here;
+            if !onward {
+                last += 1;
+                if last > 1 || !ends_here {
+                    return false;
+                }
+            }
+        }
+        may_end
+    }
+
+    /// The squares a king on `sq` could reach by jumping pieces of `pieces`.
+    fn reachable(&self, sq: u8, pieces: B) -> B {
+        let mut at = B::bit(sq);
+        loop {
+            let mut grew = false;
+            for &(v, from, to) in &self.jumps {
+                if pieces.has(v) && !(to & !at).is_empty() && !(from & at).is_empty() {
+                    at |= to;
+                    grew = true;
+                }
+            }
+            if !grew {
+                return at;
+            }
+        }
+    }
+}

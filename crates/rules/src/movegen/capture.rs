@@ -37,6 +37,10 @@ pub(crate) const MAX_JUMPS: usize = 128;
 /// States after this many jumps are merged: after one jump a state is reached by one route only.
 const MERGE_FROM_JUMPS: u32 = 2;
 
+/// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
+/// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
+const PLAIN_WALK_BUDGET: u64 = 1024;
+
 /// How the walk treats sequences that reach the same state.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Walk<'a> {
@@ -95,13 +99,17 @@ impl<B: Bits> Target<B> {
     }
 }
 
-struct Search<'a, B: Bits, S: Sink<B>> {
+/// The walk of the captures of one position. `MERGE`: states are expanded once (otherwise every
+/// sequence is walked); `FILTER`: routes are matched against `filter`. Both are known at compile
+/// time so that the common walk (neither) costs nothing for them.
+struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     rules: &'a Rules<B>,
     sink: &'a mut S,
     us: usize,
     enemy_kings: B,
-    walk: Walk<'a>,
-    memo: Memo<B>,
+    filter: RouteFilter<'a>,
+    /// Made on the first merged state (a plain walk never needs it).
+    memo: Option<Memo<B>>,
     /// The piece being walked.
     from: u8,
     started_as_king: bool,
@@ -110,87 +118,133 @@ struct Search<'a, B: Bits, S: Sink<B>> {
     /// Captures worth less are not legal (the majority rule's maximum, once known; 0 = unknown).
     floor: u32,
     target: Option<Target<B>>,
-    /// The walk of this piece is over (or, finding the maximum, the whole walk).
-    done: bool,
+    /// Jumps walked, how many may be (the plain walk's budget), and how many this piece's walk
+    /// may make (0 once it is over).
+    visits: u64,
+    budget: u64,
+    limit: u64,
 }
 
-impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
-    fn new(rules: &'a Rules<B>, pos: &Position<B>, sink: &'a mut S, walk: Walk<'a>) -> Self {
+impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
+    Search<'a, B, S, MERGE, FILTER>
+{
+    fn new(
+        rules: &'a Rules<B>,
+        pos: &Position<B>,
+        sink: &'a mut S,
+        filter: RouteFilter<'a>,
+    ) -> Self {
         let us = pos.side.index();
         Search {
             rules,
             sink,
             us,
             enemy_kings: pos.pieces[us ^ 1] & pos.kings,
-            walk,
-            memo: Memo::default(),
+            filter,
+            memo: None,
             from: 0,
             started_as_king: false,
             path: [0; MAX_JUMPS],
             order: [0; MAX_JUMPS],
             floor: 0,
             target: None,
-            done: false,
+            visits: 0,
+            budget: u64::MAX,
+            limit: u64::MAX,
         }
     }
 
-    /// Walks every capture of one piece.
-    fn walk_piece(&mut self, piece: &Capturer<B>, start: Jumper<B>) {
-        self.from = piece.sq;
-        self.started_as_king = piece.king;
-        self.done = false;
+    /// Ends the walk of this piece (or, finding the maximum, the whole walk).
+    #[inline(always)]
+    fn stop(&mut self) {
+        self.limit = 0;
+    }
+
+    /// Whether the walk stopped for want of budget.
+    fn over_budget(&self) -> bool {
+        self.visits > self.budget
+    }
+
+    /// Walks every capture of the piece on `sq`; `reach` (known in big captures) says what its
+    /// captures can be worth at most.
+    #[inline(always)]
+    fn walk_piece(&mut self, sq: u8, king: bool, reach: Option<&Reach<B>>, start: Jumper<B>) {
+        self.from = sq;
+        self.started_as_king = king;
+        self.limit = self.budget;
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
-        self.target = (self.walk.merge
-            && !S::COUNTS
-            && piece.king
-            && self.floor > 0
-            && piece.reach.value == self.floor)
-            .then(|| {
-                let graph = (!self.rules.immediate_removal).then(|| {
-                    JumpGraph::new(
-                        self.rules,
-                        self.us,
-                        start.occupied,
-                        start.capturable,
-                        self.enemy_kings,
-                    )
-                });
-                let mut target = Target {
-                    needed: piece.reach.pieces,
-                    open_ends: piece.reach.landings,
-                    graph,
-                    saved: B::ZERO,
-                };
-                target.update_saved();
-                target
-            });
-        if piece.king {
+        if MERGE {
+            if let Some(reach) = reach {
+                if !S::COUNTS && king && self.floor > 0 && reach.value == self.floor {
+                    self.target = Some(self.target_for(reach, &start));
+                }
+            }
+        }
+        if king {
             self.explore_king(start, 0, false, false);
         } else {
             self.explore_man(start, 0, false);
         }
-        self.target = None;
+        if MERGE {
+            self.target = None;
+        }
+    }
+
+    /// The aim of a targeted walk of the king at `start`.
+    #[cold]
+    fn target_for(&self, reach: &Reach<B>, start: &Jumper<B>) -> Target<B> {
+        let graph = (!self.rules.immediate_removal).then(|| {
+            JumpGraph::new(
+                self.rules,
+                self.us,
+                start.occupied,
+                start.capturable,
+                self.enemy_kings,
+            )
+        });
+        let mut target = Target {
+            needed: reach.pieces,
+            open_ends: reach.landings,
+            graph,
+            saved: B::ZERO,
+        };
+        target.update_saved();
+        target
     }
 
     /// Continues from a state reached after `depth` jumps; returns whether it has a jump (then
-    /// the completion rule forbids stopping there). A state the route filter has ruled out, or
-    /// from which nothing legal and new can come, is only probed for a jump.
+    /// the completion rule forbids stopping there). A state the route filter has ruled out is
+    /// only probed for a jump.
+    #[inline(always)]
     fn visit(&mut self, j: Jumper<B>, depth: usize, straight_done: bool, king: bool) -> bool {
-        if self.done {
+        self.visits += 1;
+        if self.visits > self.limit {
             // The walk is over; the answer is not used.
             return true;
         }
-        if j.matched == DEAD {
-            return self.expand(j, depth, straight_done, king, true);
+        let dead = FILTER && j.matched == DEAD;
+        if !MERGE || j.jumps < MERGE_FROM_JUMPS || dead {
+            return self.expand(j, depth, straight_done, king, dead);
         }
-        if !self.walk.merge || j.jumps < MERGE_FROM_JUMPS {
-            return self.expand(j, depth, straight_done, king, false);
-        }
+        self.visit_merged(j, depth, straight_done, king)
+    }
+
+    /// `visit` in a merged walk: a state seen before is not expanded again (a counting sink gets
+    /// its outcomes once more), and a state from which nothing legal and new can come is only
+    /// probed for a jump.
+    #[inline(never)]
+    fn visit_merged(
+        &mut self,
+        j: Jumper<B>,
+        depth: usize,
+        straight_done: bool,
+        king: bool,
+    ) -> bool {
         let key = self.key(&j, depth, straight_done, king);
-        if let Some(entry) = self.memo.get(&key) {
+        let memo = self.memo.get_or_insert_with(Memo::default);
+        if let Some(entry) = memo.get(&key) {
             if S::COUNTS {
-                for i in 0..self.memo.outcomes(entry).len() {
-                    let o = self.memo.outcomes(entry)[i];
+                for &o in memo.outcomes(entry) {
                     self.sink.capture(
                         self.from,
                         o.to,
@@ -201,17 +255,19 @@ impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
                         &[],
                         o.sequences,
                     );
-                    self.memo.record(o);
                 }
+                memo.replayed(entry);
             }
             return entry.found;
         }
         if king && self.fruitless(&j) {
             return self.expand(j, depth, straight_done, king, true);
         }
-        let mark = self.memo.begin();
+        let mark = self.memo.get_or_insert_with(Memo::default).begin();
         let found = self.expand(j, depth, straight_done, king, false);
-        self.memo.finish(key, mark, found, S::COUNTS);
+        if let Some(memo) = &mut self.memo {
+            memo.finish(key, mark, found, S::COUNTS);
+        }
         found
     }
 
@@ -304,12 +360,12 @@ impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
     /// The filter's state after a jump from `j` over `victim` to `landing`.
     #[inline(always)]
     fn advance(&self, j: &Jumper<B>, d: u8, victim: u8, landing: u8, depth: usize) -> u8 {
-        match self.walk.filter {
-            RouteFilter::Any => 0,
-            filter => filter.advance(
-                self.rules, j.matched, j.sq, d, victim, landing, j.captured, depth,
-            ),
+        if !FILTER {
+            return 0;
         }
+        self.filter.advance(
+            self.rules, j.matched, j.sq, d, victim, landing, j.captured, depth,
+        )
     }
 
     /// Explores every jump of a man from the jumper's square; returns whether there was one.
@@ -504,7 +560,7 @@ impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
     /// Hands a complete sequence ending on `end.sq` to the sink.
     #[inline(always)]
     fn emit(&mut self, end: &Jumper<B>, depth: usize, promotes: bool) {
-        if !self.walk.filter.accepts(end.matched, depth) {
+        if FILTER && !self.filter.accepts(end.matched, depth) {
             return;
         }
         let value = if self.rules.majority { end.value } else { 0 };
@@ -518,8 +574,8 @@ impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
             &self.order[..=depth],
             1,
         );
-        if S::COUNTS && self.walk.merge {
-            self.memo.record(Outcome {
+        if let (true, true, Some(memo)) = (S::COUNTS, MERGE, &mut self.memo) {
+            memo.record(Outcome {
                 to: end.sq,
                 promotes,
                 captured: end.captured,
@@ -530,11 +586,15 @@ impl<'a, B: Bits, S: Sink<B>> Search<'a, B, S> {
         if let Some(target) = &mut self.target {
             if value == self.floor && target.open_ends.has(end.sq) {
                 target.open_ends &= !B::bit(end.sq);
-                self.done |= target.open_ends.is_empty();
+                if target.open_ends.is_empty() {
+                    self.limit = 0;
+                }
                 target.update_saved();
             }
         }
-        self.done |= self.sink.satisfied();
+        if self.sink.satisfied() {
+            self.stop();
+        }
     }
 }
 
@@ -591,6 +651,33 @@ fn king_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>, sq: u8) -> boo
     false
 }
 
+/// The pieces of the side to move that have a first jump.
+#[derive(Clone, Copy)]
+pub(crate) struct Capturing<B: Bits> {
+    men: B,
+    kings: B,
+}
+
+impl<B: Bits> Capturing<B> {
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        (self.men | self.kings).is_empty()
+    }
+}
+
+/// Which pieces of the side to move have a first jump.
+#[inline(always)]
+pub(crate) fn capturing<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Capturing<B> {
+    let kings = pos.pieces[pos.side.index()] & pos.kings;
+    Capturing {
+        men: men_that_can_capture(rules, pos),
+        kings: kings
+            .squares()
+            .filter(|&k| king_can_capture(rules, pos, k))
+            .fold(B::ZERO, |acc, k| acc | B::bit(k)),
+    }
+}
+
 /// Whether the side to move has a capture.
 pub(crate) fn has_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> bool {
     if !men_that_can_capture(rules, pos).is_empty() {
@@ -611,11 +698,16 @@ pub(crate) fn piece_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>, sq
 
 /// The pieces of the side to move that can capture, men first, each lowest square first (the
 /// order of the listing), with what their captures can be worth at most.
-fn capturers<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Vec<Capturer<B>> {
+fn capturers<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    capturing: Capturing<B>,
+) -> Vec<Capturer<B>> {
     let us = pos.side.index();
     let enemy = pos.pieces[us ^ 1];
     let enemy_kings = enemy & pos.kings;
-    let mut list: Vec<Capturer<B>> = men_that_can_capture(rules, pos)
+    let mut list: Vec<Capturer<B>> = capturing
+        .men
         .squares()
         .map(|sq| Capturer {
             sq,
@@ -666,16 +758,17 @@ fn majority_maximum<B: Bits>(
     let mut sink = MaxSink { best: 0, ceiling };
     let mut order: Vec<&Capturer<B>> = capturers.iter().collect();
     order.sort_by_key(|c| std::cmp::Reverse(c.reach.value));
-    let walk = Walk {
-        merge: true,
-        filter: RouteFilter::Any,
-    };
-    let mut search = Search::new(rules, pos, &mut sink, walk);
+    let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, RouteFilter::Any);
     for piece in order {
         if piece.reach.value <= search.sink.best || search.sink.best >= ceiling {
             break;
         }
-        search.walk_piece(piece, start(pos, piece.sq));
+        search.walk_piece(
+            piece.sq,
+            piece.king,
+            Some(&piece.reach),
+            start(pos, piece.sq),
+        );
     }
     sink.best
 }
@@ -687,18 +780,52 @@ pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
     pos: &Position<B>,
     sink: &mut S,
     walk: Walk,
+    capturing: Capturing<B>,
 ) {
-    if walk.filter.impossible(MAX_JUMPS) {
+    match walk.filter {
+        RouteFilter::Any => captures::<B, S, false>(rules, pos, sink, walk, capturing),
+        _ if walk.filter.impossible(MAX_JUMPS) => {}
+        _ => captures::<B, S, true>(rules, pos, sink, walk, capturing),
+    }
+}
+
+fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    sink: &mut S,
+    walk: Walk,
+    capturing: Capturing<B>,
+) {
+    // First sequence by sequence, within a budget when merging is allowed.
+    let mut search = Search::<B, S, false, FILTER>::new(rules, pos, sink, walk.filter);
+    if walk.merge {
+        search.budget = PLAIN_WALK_BUDGET;
+    }
+    for sq in capturing.men.squares() {
+        search.walk_piece(sq, false, None, start(pos, sq));
+    }
+    for sq in capturing.kings.squares() {
+        search.walk_piece(sq, true, None, start(pos, sq));
+    }
+    if !search.over_budget() {
         return;
     }
-    let capturers = capturers(rules, pos);
-    let mut search = Search::new(rules, pos, sink, walk);
-    if walk.merge && rules.majority && capturers.iter().any(|c| c.king) {
+    // A big capture: merged, and under the majority rule bounded by its maximum.
+    let sink = search.sink;
+    sink.reset();
+    let capturers = capturers(rules, pos, capturing);
+    let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk.filter);
+    if rules.majority && capturers.iter().any(|c| c.king) {
         search.floor = majority_maximum(rules, pos, &capturers);
     }
     for piece in &capturers {
         if piece.reach.value >= search.floor {
-            search.walk_piece(piece, start(pos, piece.sq));
+            search.walk_piece(
+                piece.sq,
+                piece.king,
+                Some(&piece.reach),
+                start(pos, piece.sq),
+            );
         }
     }
 }

@@ -60,6 +60,14 @@ impl<B: Bits> Memo<B> {
         self.log.len()
     }
 
+    /// Notes again, for the states being expanded, the outcomes of a state reached once more.
+    pub fn replayed(&mut self, entry: Entry) {
+        if self.open > 0 {
+            let range = entry.start as usize..(entry.start + entry.len) as usize;
+            self.log.extend_from_slice(&self.outcomes[range]);
+        }
+    }
+
     /// Notes an outcome for the states being expanded (counting walks).
     #[inline]
     pub fn record(&mut self, outcome: Outcome<B>) {

@@ -23,7 +23,7 @@ use crate::rules::Rules;
 use capture::Walk;
 pub use route::RouteFilter;
 pub use sink::Duplicates;
-use sink::{CountSink, CountedSink, DetailSink, ListSink};
+use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink};
 
 /// The walk for a listing: merged unless every sequence is wanted.
 fn walk(duplicates: Duplicates) -> Walk<'static> {
@@ -50,8 +50,9 @@ impl<B: Bits> Rules<B> {
             best: 0,
             merge: duplicates == Duplicates::Merge,
         };
-        if capture::has_capture(self, pos) {
-            capture::generate_captures(self, pos, &mut sink, walk(duplicates));
+        let capturing = capture::capturing(self, pos);
+        if !capturing.is_empty() {
+            capture::generate_captures(self, pos, &mut sink, walk(duplicates), capturing);
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
             if self.bahrain {
@@ -65,8 +66,9 @@ impl<B: Bits> Rules<B> {
     pub fn legal_moves_counted(&self, pos: &Position<B>, list: &mut Vec<(Move<B>, u64)>) {
         list.clear();
         let mut sink = CountedSink { list, best: 0 };
-        if capture::has_capture(self, pos) {
-            capture::generate_captures(self, pos, &mut sink, MERGED);
+        let capturing = capture::capturing(self, pos);
+        if !capturing.is_empty() {
+            capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
             if self.bahrain {
@@ -87,12 +89,13 @@ impl<B: Bits> Rules<B> {
             best: 0,
             merge: true,
         };
-        if capture::has_capture(self, pos) {
+        let capturing = capture::capturing(self, pos);
+        if !capturing.is_empty() {
             let walk = Walk {
                 merge: true,
                 filter,
             };
-            capture::generate_captures(self, pos, &mut sink, walk);
+            capture::generate_captures(self, pos, &mut sink, walk, capturing);
         }
         sink.list
     }
@@ -117,8 +120,9 @@ impl<B: Bits> Rules<B> {
             best: 0,
             merge: duplicates == Duplicates::Merge,
         };
-        if capture::has_capture(self, pos) {
-            capture::generate_captures(self, pos, &mut sink, walk(duplicates));
+        let capturing = capture::capturing(self, pos);
+        if !capturing.is_empty() {
+            capture::generate_captures(self, pos, &mut sink, walk(duplicates), capturing);
             sink.list
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
@@ -133,23 +137,20 @@ impl<B: Bits> Rules<B> {
     }
 
     /// Number of legal moves, without listing quiet moves.
+    #[inline(always)]
     pub fn count_moves(&self, pos: &Position<B>, duplicates: Duplicates) -> u64 {
-        if capture::has_capture(self, pos) {
+        let capturing = capture::capturing(self, pos);
+        if !capturing.is_empty() {
             match duplicates {
                 Duplicates::Keep => {
                     let mut sink = CountSink::default();
-                    capture::generate_captures(self, pos, &mut sink, MERGED);
+                    capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
                     sink.count
                 }
                 Duplicates::Merge => {
-                    let mut list = Vec::new();
-                    let mut sink = ListSink {
-                        list: &mut list,
-                        best: 0,
-                        merge: true,
-                    };
-                    capture::generate_captures(self, pos, &mut sink, MERGED);
-                    list.len() as u64
+                    let mut sink = DistinctCountSink::new();
+                    capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
+                    sink.count()
                 }
             }
         } else if self.bahrain {
@@ -189,7 +190,8 @@ impl<B: Bits> Rules<B> {
             best: 0,
             merge: true,
         };
-        capture::generate_captures(self, &theirs, &mut sink, MERGED);
+        let capturing = capture::capturing(self, &theirs);
+        capture::generate_captures(self, &theirs, &mut sink, MERGED, capturing);
         let threatened = threats.iter().fold(B::ZERO, |acc, m| acc | m.captured) & pos.men(us);
         if threatened.is_empty() {
             return;

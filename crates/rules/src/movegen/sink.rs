@@ -32,6 +32,9 @@ pub(crate) trait Sink<B: Bits> {
     /// The value below which the sink discards a capture (the majority rule's best so far).
     fn floor(&self) -> u32;
 
+    /// Forgets everything received (the walk starts again).
+    fn reset(&mut self);
+
     /// Whether the sink needs nothing more (the walk may stop).
     #[inline(always)]
     fn satisfied(&self) -> bool {
@@ -57,6 +60,10 @@ pub(crate) struct CountSink {
 
 impl<B: Bits> Sink<B> for CountSink {
     const COUNTS: bool = true;
+
+    fn reset(&mut self) {
+        *self = CountSink::default();
+    }
 
     #[inline(always)]
     fn floor(&self) -> u32 {
@@ -89,6 +96,11 @@ pub(crate) struct ListSink<'a, B: Bits> {
 
 impl<B: Bits> Sink<B> for ListSink<'_, B> {
     const COUNTS: bool = false;
+
+    fn reset(&mut self) {
+        self.list.clear();
+        self.best = 0;
+    }
 
     #[inline(always)]
     fn floor(&self) -> u32 {
@@ -137,6 +149,91 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
     }
 }
 
+/// Counts distinct moves without allocating for the usual few (perft's last ply).
+pub(crate) struct DistinctCountSink<B: Bits> {
+    first: [Move<B>; 32],
+    len: usize,
+    more: Vec<Move<B>>,
+    pub best: u32,
+}
+
+impl<B: Bits> DistinctCountSink<B> {
+    pub fn new() -> Self {
+        let none = Move {
+            from: 0,
+            to: 0,
+            captured: B::ZERO,
+            promotes: false,
+        };
+        DistinctCountSink {
+            first: [none; 32],
+            len: 0,
+            more: Vec::new(),
+            best: 0,
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        (self.len + self.more.len()) as u64
+    }
+}
+
+impl<B: Bits> Sink<B> for DistinctCountSink<B> {
+    const COUNTS: bool = false;
+
+    fn reset(&mut self) {
+        self.len = 0;
+        self.more.clear();
+        self.best = 0;
+    }
+
+    #[inline(always)]
+    fn floor(&self) -> u32 {
+        self.best
+    }
+
+    #[inline(always)]
+    fn capture(
+        &mut self,
+        from: u8,
+        to: u8,
+        captured: B,
+        value: u32,
+        promotes: bool,
+        _: &[u8],
+        _: &[u8],
+        _: u64,
+    ) {
+        if value > self.best {
+            self.reset();
+            self.best = value;
+        }
+        if value < self.best {
+            return;
+        }
+        let mv = Move {
+            from,
+            to,
+            captured,
+            promotes,
+        };
+        if self.first[..self.len].contains(&mv) || self.more.contains(&mv) {
+            return;
+        }
+        if self.len < self.first.len() {
+            self.first[self.len] = mv;
+            self.len += 1;
+        } else {
+            self.more.push(mv);
+        }
+    }
+
+    #[inline(always)]
+    fn quiet(&mut self, _: u8, _: u8, _: bool) {
+        unreachable!("only captures are counted this way")
+    }
+}
+
 /// Collects each distinct move with its number of capture sequences.
 pub(crate) struct CountedSink<'a, B: Bits> {
     pub list: &'a mut Vec<(Move<B>, u64)>,
@@ -145,6 +242,11 @@ pub(crate) struct CountedSink<'a, B: Bits> {
 
 impl<B: Bits> Sink<B> for CountedSink<'_, B> {
     const COUNTS: bool = true;
+
+    fn reset(&mut self) {
+        self.list.clear();
+        self.best = 0;
+    }
 
     #[inline(always)]
     fn floor(&self) -> u32 {
@@ -203,6 +305,11 @@ pub(crate) struct DetailSink<B: Bits> {
 
 impl<B: Bits> Sink<B> for DetailSink<B> {
     const COUNTS: bool = false;
+
+    fn reset(&mut self) {
+        self.list.clear();
+        self.best = 0;
+    }
 
     #[inline(always)]
     fn floor(&self) -> u32 {
@@ -266,6 +373,10 @@ pub(crate) struct MaxSink {
 
 impl<B: Bits> Sink<B> for MaxSink {
     const COUNTS: bool = false;
+
+    fn reset(&mut self) {
+        self.best = 0;
+    }
 
     #[inline(always)]
     fn floor(&self) -> u32 {

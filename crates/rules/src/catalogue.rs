@@ -13,6 +13,13 @@ mod builtin {
 /// Keys that describe one file and are never inherited through `extends`.
 const OWN_KEYS: [&str; 6] = ["id", "name", "aliases", "block", "description", "extends"];
 
+/// The longest variant file read, in bytes: the built-in ones are under 3 KiB, so this is far
+/// above any real file and keeps a stray huge file from being parsed at all.
+pub const MAX_FILE_LEN: usize = 64 * 1024;
+
+/// The longest `extends` chain (the built-in ones are at most 3 deep).
+pub const MAX_EXTENDS_DEPTH: usize = 16;
+
 #[derive(Clone, Debug)]
 struct Entry {
     file: String,
@@ -85,6 +92,16 @@ impl Catalogue {
     fn try_add_sources(&mut self, files: &[(&str, &str)]) -> Result<Vec<String>, VariantError> {
         let before = self.entries.len();
         for (file, text) in files {
+            if text.len() > MAX_FILE_LEN {
+                return Err(VariantError::new(
+                    file,
+                    None,
+                    format!(
+                        "the file has {} bytes; a variant file may have at most {MAX_FILE_LEN}",
+                        text.len()
+                    ),
+                ));
+            }
             let table: toml::Table = toml::from_str(text)
                 .map_err(|e| VariantError::new(file, None, e.to_string().trim()))?;
             let id = match table.get("id") {
@@ -200,6 +217,16 @@ impl Catalogue {
         match entry.table.get("extends") {
             None => {}
             Some(toml::Value::String(parent)) => {
+                if chain.len() > MAX_EXTENDS_DEPTH {
+                    return Err(VariantError::new(
+                        &entry.file,
+                        Some("extends"),
+                        format!(
+                            "the chain {} is longer than {MAX_EXTENDS_DEPTH} files",
+                            chain.join(" -> ")
+                        ),
+                    ));
+                }
                 if chain.contains(parent) {
                     return Err(VariantError::new(
                         &entry.file,

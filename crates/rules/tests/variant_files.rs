@@ -6,8 +6,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use damspel_rules::spec::KEY_RANGES;
 use damspel_rules::{
-    perft, with_rules, Bits, Catalogue, Duplicates, Perft, Position, Rules, VariantError,
+    perft, with_rules, Bits, Catalogue, Color, Duplicates, Perft, Piece, Position, Rules, Setup,
+    VariantError,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -703,7 +705,7 @@ fn values_and_draw_rules_are_checked() {
     rejects(
         &child("my-variant", "turkish", "[capture]\nman_value = 0"),
         "capture.man_value",
-        "at least 1",
+        "between 1 and 1000",
     );
     rejects(
         &child("my-variant", "turkish", "[draw]\nrepetition = 1"),
@@ -713,12 +715,193 @@ fn values_and_draw_rules_are_checked() {
     loads(&child("my-variant", "turkish", "[draw]\nrepetition = 0"));
 }
 
+/// Issue 10, finding 5: piece values of 2^31 and more were accepted and overflowed the majority
+/// rule's u32 sum (`man_value = king_value = 4294967295` extending Turkish played d2xb2, one
+/// piece, instead of d2xd6, two). Every value outside 1..=1000 is refused, naming the key, the
+/// range and the value.
+#[test]
+fn piece_values_outside_their_range_are_refused() {
+    let audit = child(
+        "my-variant",
+        "turkish",
+        "[capture]\nman_value = 4294967295\nking_value = 4294967295",
+    );
+    let msg = rejects(&audit, "capture.", "between 1 and 1000");
+    assert!(msg.contains("4294967295"), "{msg}");
+    for key in ["man_value", "king_value"] {
+        for value in [
+            "0",
+            "-1",
+            "1001",
+            "2147483648",
+            "4294967295",
+            "4294967296",
+            "9223372036854775807",
+            "-9223372036854775808",
+        ] {
+            let msg = rejects(
+                &child(
+                    "my-variant",
+                    "turkish",
+                    &format!("[capture]\n{key} = {value}"),
+                ),
+                &format!("capture.{key}"),
+                "between 1 and 1000",
+            );
+            assert!(msg.contains(value), "{msg}");
+        }
+    }
+}
+
+/// The largest allowed values keep the majority rule exact (rule book D18: only the sequences
+/// capturing the most by value are legal). White's man on d2 may take c2 alone (landing on b2)
+/// or d3 and d5 (landing on d6): only the double capture is legal, whatever the values.
+#[test]
+fn the_largest_piece_values_keep_the_majority_rule() {
+    for (man_value, king_value) in [(1000, 1000), (1, 1000), (1000, 1), (999, 1000)] {
+        let catalogue = loads(&child(
+            "my-variant",
+            "turkish",
+            &format!("[capture]\nman_value = {man_value}\nking_value = {king_value}"),
+        ));
+        let v = catalogue.get("my-variant").unwrap();
+        with_rules!(v, |rules| {
+            let g = &rules.variant().geometry;
+            let sq = |name: &str| g.parse_square(name).unwrap();
+            let man = |c: Color| Piece {
+                color: c,
+                king: false,
+            };
+            let setup = Setup {
+                side_to_move: Some(Color::White),
+                pieces: vec![
+                    (sq("d2"), man(Color::White)),
+                    (sq("c2"), man(Color::Black)),
+                    (sq("d3"), man(Color::Black)),
+                    (sq("d5"), man(Color::Black)),
+                    (
+                        sq("h8"),
+                        Piece {
+                            color: Color::Black,
+                            king: true,
+                        },
+                    ),
+                ],
+            };
+            let pos = Position::from_setup(&rules, &setup).unwrap();
+            let moves = rules.moves(&pos);
+            let ends: Vec<(String, String, u32)> = moves
+                .iter()
+                .map(|m| (g.name(m.from()), g.name(m.to()), m.captured().count()))
+                .collect();
+            assert_eq!(
+                ends,
+                [("d2".to_string(), "d6".to_string(), 2)],
+                "man_value {man_value} king_value {king_value}"
+            );
+        });
+    }
+}
+
+/// Draw-rule counts have ranges too: a no-progress count of 2^31 overflowed `2 * moves` (the
+/// plies) in the game and the search.
+#[test]
+fn draw_counts_outside_their_range_are_refused() {
+    for (key, value, reason) in [
+        ("no_progress_moves", "1001", "between 0 and 1000"),
+        ("no_progress_moves", "2147483648", "between 0 and 1000"),
+        ("no_progress_moves", "-1", "between 0 and 1000"),
+        ("repetition", "101", "between 0 and 100"),
+        ("repetition", "4294967295", "between 0 and 100"),
+        ("repetition", "-3", "between 0 and 100"),
+    ] {
+        let msg = rejects(
+            &child("my-variant", "turkish", &format!("[draw]\n{key} = {value}")),
+            &format!("draw.{key}"),
+            reason,
+        );
+        assert!(msg.contains(value), "{msg}");
+    }
+    for (key, value) in [
+        ("no_progress_moves", "1000"),
+        ("no_progress_moves", "0"),
+        ("repetition", "100"),
+        ("repetition", "2"),
+    ] {
+        loads(&child(
+            "my-variant",
+            "turkish",
+            &format!("[draw]\n{key} = {value}"),
+        ));
+    }
+}
+
+/// Every numeric key's range is in docs/variant-files.md, as the code has it.
+#[test]
+fn key_ranges_are_documented() {
+    let doc = include_str!("../../../docs/variant-files.md");
+    for (key, range) in KEY_RANGES {
+        let row = doc
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(&format!("`{key}`")))
+            .unwrap_or_else(|| panic!("docs/variant-files.md has no row for `{key}`"));
+        assert!(
+            row.contains(&format!("{} to {}", range.min, range.max)),
+            "the row of `{key}` does not say {} to {}: {row}",
+            range.min,
+            range.max
+        );
+    }
+}
+
+/// Size limits: a huge file is refused before it is parsed, an `extends` chain is bounded,
+/// ids are short.
+#[test]
+fn variant_files_are_bounded() {
+    let padded = format!(
+        "{}\n# {}\n",
+        child("my-variant", "turkish", ""),
+        "x".repeat(damspel_rules::catalogue::MAX_FILE_LEN)
+    );
+    rejects(&padded, "my.toml", "at most 65536");
+    // A chain of 20 files, each extending the one before.
+    let files: Vec<(String, String)> = (0..20)
+        .map(|i| {
+            let parent = if i == 0 {
+                "turkish".to_string()
+            } else {
+                format!("chain-{}", i - 1)
+            };
+            (
+                format!("{i}.toml"),
+                child(&format!("chain-{i}"), &parent, ""),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    let e = load_err(&refs);
+    assert!(e.to_string().contains("longer than 16 files"), "{e}");
+    // 16 links load.
+    let mut catalogue = Catalogue::builtin();
+    catalogue.add_sources(&refs[..16]).unwrap();
+    let long_id = "a".repeat(65);
+    rejects(
+        &child(&long_id, "turkish", ""),
+        "id",
+        "at most 64 characters",
+    );
+    loads(&child(&"a".repeat(64), "turkish", ""));
+}
+
 #[test]
 fn zero_king_value_names_its_key() {
     rejects(
         &child("my-variant", "turkish", "[capture]\nking_value = 0"),
         "capture.king_value",
-        "at least 1",
+        "between 1 and 1000",
     );
 }
 

@@ -1472,7 +1472,12 @@ fn random_variant(seed: u64, bad: usize) -> Result<bool, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 300, failure_persistence: None, ..Config::default() })]
+    // 300 cases in CI; PROPTEST_CASES=100000 for a long run.
+    #![proptest_config(Config {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(300),
+        failure_persistence: None,
+        ..Config::default()
+    })]
 
     #[test]
     fn random_variant_files_load_or_explain(seed: u64, bad in 0usize..12) {

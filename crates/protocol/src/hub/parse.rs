@@ -144,8 +144,18 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// The longest line read, in bytes: a `pos` line with a 10,000-ply game in full capture
+/// notation is a few hundred KiB. Longer lines are refused, so a reader need hold no more.
+pub const MAX_LINE_LEN: usize = 1 << 20;
+
 /// Splits a line into its command and arguments.
 pub fn tokenize(text: &str) -> Result<Line, HubError> {
+    if text.len() > MAX_LINE_LEN {
+        return Err(HubError::new(format!(
+            "a line of {} bytes; a line may have at most {MAX_LINE_LEN}",
+            text.len()
+        )));
+    }
     let text = text.trim_end_matches(['\r', '\n']);
     let mut s = Scanner { text, pos: 0 };
     if s.at_end() {

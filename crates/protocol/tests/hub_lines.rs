@@ -59,6 +59,13 @@ impl Rng {
 
 fn check_error(text: &str, e: &HubError) -> Result<(), TestCaseError> {
     prop_assert!(!e.message.trim().is_empty(), "{:?}: empty message", text);
+    // Quoted values are cut: an error never echoes a whole long line.
+    prop_assert!(
+        e.message.len() <= 300,
+        "{} bytes: {}",
+        e.message.len(),
+        e.message
+    );
     Ok(())
 }
 
@@ -198,6 +205,22 @@ fn the_protocol_examples_read() {
                 || !matches!(response, Ok(Response::Unknown(_))),
             "{line}"
         );
+    }
+}
+
+/// Errors quote at most a short piece of a long value or name.
+#[test]
+fn errors_are_short() {
+    let long = "9".repeat(100_000);
+    for line in [
+        format!("level depth={long}x"),
+        format!("level {long}="),
+        format!("level {long}=\"open"),
+        format!("level move-time={long}x"),
+    ] {
+        let e = Command::parse(&line).unwrap_err();
+        assert!(e.message.len() < 200, "{}", e.message.len());
+        assert!(e.message.contains("999..."), "{}", e.message);
     }
 }
 

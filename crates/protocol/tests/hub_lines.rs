@@ -581,6 +581,11 @@ proptest! {
 // The engine's session under random conversations.
 
 fn identity() -> Identity {
+    static IDENTITY: OnceLock<Identity> = OnceLock::new();
+    IDENTITY.get_or_init(build_identity).clone()
+}
+
+fn build_identity() -> Identity {
     let catalogue = Catalogue::builtin();
     let mut names = vec![("normal".to_string(), "international".to_string())];
     for v in catalogue.variants().unwrap() {
@@ -761,8 +766,9 @@ fn converse<B: Bits>(
 }
 
 fn conversation(seed: u64, length: usize) -> Result<(), TestCaseError> {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
+    let catalogue = CATALOGUE.get_or_init(Catalogue::builtin);
     let mut rng = Rng(seed);
-    let catalogue = Catalogue::builtin();
     let mut setup = Setup::new(identity());
     let mut lines = length;
     let mut start: Option<(Params, Option<Command>)> = None;

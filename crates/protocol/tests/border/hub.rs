@@ -9,8 +9,6 @@
 //!   is accepted is a legal position or move that writes back as the same text;
 //! * the engine's session, driven by random conversations (valid, mutated and nonsense lines,
 //!   searches answered at once), never panics and only says valid lines.
-//!
-//! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
 
 use std::sync::{Arc, OnceLock};
 
@@ -22,40 +20,9 @@ use damspel_protocol::hub::{
 };
 use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError};
+use proptest::test_runner::TestCaseError;
 
-/// `cases` per property by default (CI); `PROPTEST_CASES=100000` for a long run.
-fn config(cases: u32) -> Config {
-    Config {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
-/// SplitMix64, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use crate::{config, Rng};
 
 fn check_error(text: &str, e: &HubError) -> Result<(), TestCaseError> {
     prop_assert!(!e.message.trim().is_empty(), "{:?}: empty message", text);

@@ -10,8 +10,6 @@
 //!   not send (empty, starting with a blank or holding control characters);
 //! * incoming moves and set-up positions are checked against the rules without panicking, and
 //!   only legal moves are accepted.
-//!
-//! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
 
 use damspel_protocol::dxp::{
     decode_move, encode_move, frame, from_board, parse, print, AcceptCode, BackAcceptCode,
@@ -20,36 +18,9 @@ use damspel_protocol::dxp::{
 };
 use damspel_rules::{Catalogue, Color, Piece, Position, Rules};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestCaseError};
+use proptest::test_runner::TestCaseError;
 
-/// `cases` per property by default (CI); `PROPTEST_CASES=100000` for a long run.
-fn config(cases: u32) -> Config {
-    Config {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|n| n.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: None,
-        ..Config::default()
-    }
-}
-
-/// SplitMix64, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use crate::{config, Rng};
 
 // ---------------------------------------------------------------------------------------------
 // Framing.

@@ -6,11 +6,29 @@ use std::fmt;
 
 use damspel_rules::{Bits, Color, Geometry, Piece, Position, Setup, Square};
 
+/// The longest FEN read, in bytes. The longest canonical FEN of any board (every square taken,
+/// colours alternating, so no ranges) is under 700 bytes; 4 KiB leaves room for blanks, a PDN
+/// tag and move counters, and a pasted megabyte is refused before any work.
+pub const MAX_FEN_LEN: usize = 4096;
+
 /// What is wrong with a FEN, and where (byte offset into the text).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FenError {
+    pub kind: FenErrorKind,
     pub offset: usize,
     pub reason: String,
+}
+
+/// The kind of a [`FenError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FenErrorKind {
+    /// Not a FEN: a bad field, list or square.
+    Syntax,
+    /// Longer than [`MAX_FEN_LEN`].
+    TooLong,
+    /// The lists name more pieces than the board has squares (ranges that repeat or overlap),
+    /// found before a range is expanded.
+    TooManyPieces,
 }
 
 impl fmt::Display for FenError {
@@ -28,6 +46,7 @@ impl std::error::Error for FenError {}
 
 fn err(offset: usize, reason: impl Into<String>) -> FenError {
     FenError {
+        kind: FenErrorKind::Syntax,
         offset,
         reason: reason.into(),
     }
@@ -43,6 +62,16 @@ fn color_of(c: u8) -> Option<Color> {
 
 /// Reads a FEN into an unchecked setup (check it with `Position::from_setup`).
 pub fn parse_fen(geometry: &Geometry, text: &str) -> Result<Setup, FenError> {
+    if text.len() > MAX_FEN_LEN {
+        return Err(FenError {
+            kind: FenErrorKind::TooLong,
+            offset: MAX_FEN_LEN,
+            reason: format!(
+                "the FEN has {} bytes; a FEN may have at most {MAX_FEN_LEN}",
+                text.len()
+            ),
+        });
+    }
     // Offsets are reported against the text as given.
     let lead = text.len() - text.trim_start().len();
     let mut body = text.trim();
@@ -163,6 +192,7 @@ fn parse_list(
             if lo > hi {
                 return Err(err(item_at, format!("the range {a}-{b} runs backwards")));
             }
+            room(geometry, setup, hi - lo + 1, item_at)?;
             for n in lo..=hi {
                 setup
                     .pieces
@@ -170,8 +200,27 @@ fn parse_list(
             }
         } else {
             let sq = parse_square(geometry, squares, square_at)?;
+            room(geometry, setup, 1, item_at)?;
             setup.pieces.push((sq, piece));
         }
+    }
+    Ok(())
+}
+
+/// Refuses `more` pieces when the lists would then name more pieces than the board has squares,
+/// so that repeated ranges cannot grow the setup beyond the board.
+fn room(geometry: &Geometry, setup: &Setup, more: usize, at: usize) -> Result<(), FenError> {
+    let total = setup.pieces.len() + more;
+    if total > geometry.len() {
+        return Err(FenError {
+            kind: FenErrorKind::TooManyPieces,
+            offset: at,
+            reason: format!(
+                "the lists name at least {total} pieces, more than the {} squares of the board \
+                 (squares or ranges repeat or overlap)",
+                geometry.len()
+            ),
+        });
     }
     Ok(())
 }

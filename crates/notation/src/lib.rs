@@ -4,7 +4,7 @@ pub mod fen;
 pub mod movetext;
 pub mod pdn;
 
-pub use fen::{parse_fen, write_fen, FenError};
+pub use fen::{parse_fen, write_fen, FenError, FenErrorKind, MAX_FEN_LEN};
 pub use movetext::{
     format_detail, format_move, full_path, parse_move, parse_move_text, sort_for_reading, MoveText,
     MoveTextError,

@@ -123,129 +123,234 @@ impl PdnRead {
     }
 }
 
+/// The most bytes read for one game: a thousand-move game with comments is a few tens of KiB.
+pub const MAX_GAME_LEN: usize = 1 << 20;
+/// The most moves (plies) read for one game, far above any game played under a draw rule.
+pub const MAX_MOVES: usize = 10_000;
+/// The longest move text: a capture of 64 pieces written in full on a 16-wide board is about 260
+/// bytes; nothing longer is a move.
+pub const MAX_MOVE_LEN: usize = 300;
+
 /// What is wrong with a PDN text, and where.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("bad PDN at character {}: {reason}", offset + 1)]
 pub struct PdnError {
+    pub kind: PdnErrorKind,
     pub offset: usize,
     pub reason: String,
+}
+
+/// The kind of a [`PdnError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PdnErrorKind {
+    /// Not PDN: an unclosed tag, comment or variation, a token that is not a move, ...
+    Syntax,
+    /// The game goes on past [`MAX_GAME_LEN`] bytes.
+    TooLong,
+    /// More than [`MAX_MOVES`] moves.
+    TooManyMoves,
+    /// A token longer than [`MAX_MOVE_LEN`].
+    TokenTooLong,
 }
 
 const RESULTS: [&str; 9] = [
     "1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*", "½-½",
 ];
 
-/// Reads the first game of a PDN text: tags, then move text (move numbers, comments `{}`,
-/// variations `()`, NAGs `$n`, move strength marks and `%` line comments are skipped).
-pub fn read_game(text: &str) -> Result<PdnRead, PdnError> {
-    let err = |offset: usize, reason: &str| PdnError {
+fn syntax(offset: usize, reason: impl Into<String>) -> PdnError {
+    PdnError {
+        kind: PdnErrorKind::Syntax,
         offset,
-        reason: reason.to_string(),
-    };
+        reason: reason.into(),
+    }
+}
+
+/// Reads the first game of a PDN text: tags, then move text (move numbers, comments `{}`,
+/// variations `()`, NAGs `$n`, move strength marks and `%` line comments are skipped). The game
+/// ends at its result, or where the tags of a next game begin. One pass, no recursion: the cost
+/// is linear in the bytes of the game, which are at most [`MAX_GAME_LEN`].
+pub fn read_game(text: &str) -> Result<PdnRead, PdnError> {
     let mut game = PdnRead::default();
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    // Only the first game is read; beyond the cap, it is refused rather than scanned.
+    let end = if text.len() > MAX_GAME_LEN {
+        text.floor_char_boundary(MAX_GAME_LEN)
+    } else {
+        text.len()
+    };
+    let body = &text[..end];
+    let too_long = |what: &str| PdnError {
+        kind: PdnErrorKind::TooLong,
+        offset: end,
+        reason: format!("{what} goes on past {MAX_GAME_LEN} bytes, the most read for one game"),
+    };
+    let cut = end < text.len();
     let mut i = 0;
     let mut depth = 0usize;
-    let mut token_start: Option<usize> = None;
-    let mut tokens: Vec<(usize, String)> = Vec::new();
-    let flush = |start: &mut Option<usize>, end: usize, tokens: &mut Vec<(usize, String)>| {
-        if let Some(s) = start.take() {
-            tokens.push((s, text[s..end].to_string()));
-        }
-    };
-    while i < chars.len() {
-        let (at, c) = chars[i];
+    let mut in_moves = false;
+    while let Some(c) = body[i..].chars().next() {
         match c {
-            '[' if depth == 0 && tokens.is_empty() && token_start.is_none() => {
-                let close = text[at..]
-                    .find(']')
-                    .ok_or_else(|| err(at, "a tag is not closed with ]"))?;
-                let inner = text[at + 1..at + close].trim();
-                let (name, value) = inner
-                    .split_once(char::is_whitespace)
-                    .ok_or_else(|| err(at, "a tag needs a name and a quoted value"))?;
-                let value = value.trim();
-                if !(value.len() >= 2 && value.starts_with('"') && value.ends_with('"')) {
-                    return Err(err(at, "a tag value must be in double quotes"));
-                }
-                let value = value[1..value.len() - 1]
-                    .replace("\\\"", "\"")
-                    .replace("\\\\", "\\");
-                game.tags.push((name.to_string(), value));
-                while i < chars.len() && chars[i].0 <= at + close {
-                    i += 1;
-                }
+            '[' if depth == 0 && !in_moves => {
+                i = read_tag(body, i, &mut game).map_err(|e| {
+                    if cut && e.reason == UNCLOSED_TAG {
+                        too_long("a tag")
+                    } else {
+                        e
+                    }
+                })?;
                 continue;
             }
-            '{' => {
-                flush(&mut token_start, at, &mut tokens);
-                let close = text[at..]
-                    .find('}')
-                    .ok_or_else(|| err(at, "a comment is not closed with }"))?;
-                while i < chars.len() && chars[i].0 <= at + close {
-                    i += 1;
-                }
+            // The tags of the next game: this one had no result.
+            '[' if depth == 0 => break,
+            '{' => match body[i..].find('}') {
+                Some(close) => i += close,
+                None if cut => return Err(too_long("a comment")),
+                None => return Err(syntax(i, "a comment is not closed with }")),
+            },
+            '%' => {
+                i += body[i..].find('\n').unwrap_or(body.len() - i);
                 continue;
             }
-            '%' if token_start.is_none() => {
-                while i < chars.len() && chars[i].1 != '\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            '(' => {
-                flush(&mut token_start, at, &mut tokens);
-                depth += 1;
-            }
+            '(' => depth += 1,
             ')' => {
-                flush(&mut token_start, at, &mut tokens);
                 depth = depth
                     .checked_sub(1)
-                    .ok_or_else(|| err(at, "a variation closes without opening"))?;
+                    .ok_or_else(|| syntax(i, "a variation closes without opening"))?;
             }
-            c if c.is_whitespace() => flush(&mut token_start, at, &mut tokens),
-            _ if depth > 0 => {}
+            c if c.is_whitespace() => {}
             _ => {
-                if token_start.is_none() {
-                    token_start = Some(at);
+                let len = body[i..]
+                    .find(|c: char| c.is_whitespace() || matches!(c, '{' | '(' | ')'))
+                    .unwrap_or(body.len() - i);
+                if len > MAX_MOVE_LEN {
+                    return Err(PdnError {
+                        kind: PdnErrorKind::TokenTooLong,
+                        offset: i,
+                        reason: format!(
+                            "a token of {len} bytes; a move has at most {MAX_MOVE_LEN}"
+                        ),
+                    });
                 }
+                if i + len == body.len() && cut {
+                    return Err(too_long("the game"));
+                }
+                let token = &body[i..i + len];
+                i += len;
+                if depth == 0 {
+                    in_moves = true;
+                    if read_token(&mut game, token, i - len)? {
+                        return Ok(game);
+                    }
+                }
+                continue;
             }
         }
-        i += 1;
+        i += c.len_utf8();
     }
-    flush(&mut token_start, text.len(), &mut tokens);
+    if cut && i >= body.len() {
+        return Err(too_long("the game"));
+    }
     if depth > 0 {
-        return Err(err(text.len(), "a variation is not closed"));
-    }
-    for (at, token) in tokens {
-        // Move numbers may be glued to the move: "1.d3-d4", "12...32-28".
-        let mut t = token.as_str();
-        if let Some(dot) = t.rfind('.') {
-            if t[..dot]
-                .trim_end_matches('.')
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-            {
-                t = &t[dot + 1..];
-            }
-        }
-        let t = t.trim_end_matches(['!', '?']);
-        if t.is_empty() || t.starts_with('$') {
-            continue;
-        }
-        if RESULTS.contains(&t) {
-            game.result = Some(t.to_string());
-            break;
-        }
-        if !t
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'x' | b'X' | b':'))
-        {
-            return Err(err(at, &format!("`{token}` is not a move")));
-        }
-        game.moves.push(t.to_string());
+        return Err(syntax(body.len(), "a variation is not closed"));
     }
     Ok(game)
+}
+
+/// Reads one token of the main line at `at`: a move number, a NAG, a move (added to the game)
+/// or the result. Returns true at the result, which ends the game.
+fn read_token(game: &mut PdnRead, token: &str, at: usize) -> Result<bool, PdnError> {
+    // Move numbers may be glued to the move: "1.d3-d4", "12...32-28".
+    let mut t = token;
+    if let Some(dot) = t.rfind('.') {
+        if t[..dot]
+            .trim_end_matches('.')
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+        {
+            t = &t[dot + 1..];
+        }
+    }
+    let t = t.trim_end_matches(['!', '?']);
+    if t.is_empty() || t.starts_with('$') {
+        return Ok(false);
+    }
+    if RESULTS.contains(&t) {
+        game.result = Some(t.to_string());
+        return Ok(true);
+    }
+    if !t
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'x' | b'X' | b':'))
+    {
+        return Err(syntax(at, format!("`{token}` is not a move")));
+    }
+    if game.moves.len() == MAX_MOVES {
+        return Err(PdnError {
+            kind: PdnErrorKind::TooManyMoves,
+            offset: at,
+            reason: format!("more than {MAX_MOVES} moves"),
+        });
+    }
+    game.moves.push(t.to_string());
+    Ok(false)
+}
+
+const UNCLOSED_TAG: &str = "a tag is not closed with ]";
+
+/// Reads the tag `[Name "value"]` that starts at `at` (the value's `\"` and `\\` escapes undone)
+/// and returns the offset after it.
+fn read_tag(text: &str, at: usize, game: &mut PdnRead) -> Result<usize, PdnError> {
+    let unclosed = || syntax(at, UNCLOSED_TAG);
+    let needs = || syntax(at, "a tag needs a name and a quoted value");
+    let mut i = at + 1;
+    let skip_blanks = |i: &mut usize| {
+        while let Some(c) = text[*i..].chars().next().filter(|c| c.is_whitespace()) {
+            *i += c.len_utf8();
+        }
+    };
+    skip_blanks(&mut i);
+    let name_len = text[i..]
+        .find(|c: char| c.is_whitespace() || matches!(c, '"' | ']'))
+        .ok_or_else(unclosed)?;
+    if name_len == 0 {
+        return Err(needs());
+    }
+    let name = &text[i..i + name_len];
+    i += name_len;
+    skip_blanks(&mut i);
+    match text[i..].chars().next() {
+        None => return Err(unclosed()),
+        Some('"') => i += 1,
+        Some(']') => return Err(needs()),
+        Some(_) => return Err(syntax(at, "a tag value must be in double quotes")),
+    }
+    let mut value = String::new();
+    let mut chars = text[i..].char_indices();
+    loop {
+        match chars.next() {
+            None => return Err(unclosed()),
+            Some((k, '"')) => {
+                i += k + 1;
+                break;
+            }
+            Some((_, '\\')) => match chars.next() {
+                Some((_, c @ ('"' | '\\'))) => value.push(c),
+                Some((_, c)) => {
+                    value.push('\\');
+                    value.push(c);
+                }
+                None => return Err(unclosed()),
+            },
+            Some((_, c)) => value.push(c),
+        }
+    }
+    skip_blanks(&mut i);
+    match text[i..].chars().next() {
+        Some(']') => {}
+        None => return Err(unclosed()),
+        Some(_) => return Err(syntax(at, "a tag value must be in double quotes")),
+    }
+    game.tags.push((name.to_string(), value));
+    Ok(i + 1)
 }
 
 #[cfg(test)]

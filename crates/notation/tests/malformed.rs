@@ -11,7 +11,8 @@
 use std::sync::OnceLock;
 
 use damspel_notation::{
-    parse_fen, parse_move, parse_move_text, write_fen, FenError, MoveTextError,
+    parse_fen, parse_move, parse_move_text, write_fen, FenError, FenErrorKind, MoveTextError,
+    MAX_FEN_LEN,
 };
 use damspel_rules::{
     with_rules, Bits, Catalogue, Color, Geometry, Piece, Position, PositionError, Rules, Setup,
@@ -91,9 +92,13 @@ fn boards() -> &'static [AnyRules] {
     })
 }
 
+/// `cases` per property by default (CI); `PROPTEST_CASES=100000` for a long run.
 fn config(cases: u32) -> Config {
     Config {
-        cases,
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(cases),
         failure_persistence: None,
         ..Config::default()
     }
@@ -128,6 +133,13 @@ fn check_fen_error(text: &str, e: &FenError) -> Result<(), TestCaseError> {
     );
     let msg = e.to_string();
     prop_assert!(msg.starts_with("bad FEN at character"), "{msg}");
+    // The cap is checked first: every text above it is refused for its length, none below.
+    prop_assert_eq!(
+        e.kind == FenErrorKind::TooLong,
+        text.len() > MAX_FEN_LEN,
+        "{:?}",
+        e
+    );
     Ok(())
 }
 
@@ -143,6 +155,13 @@ fn fen_outcome<B: Bits>(rules: &Rules<B>, text: &str) -> Result<Outcome, TestCas
         }
         Ok(setup) => setup,
     };
+    // Repeated ranges never grow a setup beyond the board.
+    prop_assert!(
+        setup.pieces.len() <= g.len(),
+        "`{text:?}`: {} pieces on {} squares",
+        setup.pieces.len(),
+        g.len()
+    );
     match Position::from_setup(rules, &setup) {
         Ok(pos) => {
             let canonical = write_fen(g, &pos);
@@ -385,6 +404,106 @@ fn huge_numbers_are_not_squares() {
     }
 }
 
+/// Issue 10, finding 8: a 1 MiB FEN of repeated ranges (`W:W1-50,1-50,...`) was expanded into
+/// ten million pieces (1-2 s and 220 MB in the server; 690 MB here). It is refused for its
+/// length before any of it is read.
+#[test]
+fn a_megabyte_fen_is_refused_before_it_is_read() {
+    for rules in boards() {
+        each!(rules, |rules| {
+            let g = geometry(rules);
+            let range = if g.numeric_names() { "1-30," } else { "a1," };
+            let mut text = String::from("W:W");
+            while text.len() < 1 << 20 {
+                text.push_str(range);
+            }
+            text.push_str("1:B");
+            let e = parse_fen(g, &text).expect_err("a 1 MiB FEN");
+            assert_eq!(e.kind, FenErrorKind::TooLong, "{e}");
+            assert!(e.reason.contains("at most 4096"), "{e}");
+            assert!(e.reason.contains(&text.len().to_string()), "{e}");
+        });
+    }
+}
+
+/// Below the length cap, ranges that repeat or overlap are refused once the lists name more
+/// pieces than the board has squares, before the range that goes over is expanded.
+#[test]
+fn repeated_ranges_are_refused_before_they_are_expanded() {
+    let rules = &boards()[2];
+    each!(rules, |rules| {
+        let g = geometry(rules);
+        assert_eq!(g.len(), 50);
+        // 800 copies of 1-50 fit in 4 KiB: forty thousand pieces on a board of fifty squares.
+        let text = format!("W:W{}:B", vec!["1-50"; 800].join(","));
+        assert!(text.len() <= MAX_FEN_LEN);
+        let e = parse_fen(g, &text).expect_err("forty thousand pieces");
+        assert_eq!(e.kind, FenErrorKind::TooManyPieces, "{e}");
+        assert!(e.reason.contains("50 squares"), "{e}");
+        // The second list goes over: the error points at its first item (offset of `1-50`).
+        assert_eq!(e.offset, 8, "{e}");
+        let e = parse_fen(g, "W:W1-30:B21-50").expect_err("sixty pieces");
+        assert_eq!(e.kind, FenErrorKind::TooManyPieces, "{e}");
+        assert_eq!(e.offset, 9, "{e}");
+        // Exactly a full board reads (and is then checked by the rules); a small overlap still
+        // reaches the rules, which name the square given twice.
+        assert_eq!(parse_fen(g, "W:W1-25:B26-50").unwrap().pieces.len(), 50);
+        let setup = parse_fen(g, "W:W31-50,50:B1-20").unwrap();
+        let e = Position::from_setup(rules, &setup).unwrap_err();
+        assert!(e.to_string().contains("square 50 is given twice"), "{e}");
+    });
+}
+
+/// The longest canonical FEN of a full board (every square taken, colours and kinds alternating,
+/// so no ranges) fits the cap on every board shape, up to 128 squares.
+#[test]
+fn the_longest_fen_fits_the_cap() {
+    let mut catalogue = Catalogue::builtin();
+    let shapes = [
+        ("turkish", 16, 8),
+        ("turkish", 11, 11),
+        ("turkish", 10, 10),
+        ("international", 14, 16),
+        ("international", 10, 10),
+    ];
+    let mut longest = 0;
+    for (i, (parent, w, h)) in shapes.iter().enumerate() {
+        let id = format!("shape-{i}");
+        let text = format!(
+            "id = \"{id}\"\nname = \"x\"\nextends = \"{parent}\"\n[board]\nwidth = {w}\nheight = {h}\n\
+             [setup]\nwhite = {{ ranks = [1] }}\n"
+        );
+        catalogue.add_source("shape.toml", &text).unwrap();
+        let v = catalogue.get(&id).unwrap();
+        with_rules!(v, |rules| {
+            let g = geometry(&rules);
+            let pieces = g
+                .all_squares()
+                .iter()
+                .enumerate()
+                .map(|(n, &sq)| {
+                    let color = if n % 2 == 0 {
+                        Color::White
+                    } else {
+                        Color::Black
+                    };
+                    (sq, Piece { color, king: true })
+                })
+                .collect();
+            let setup = Setup {
+                side_to_move: Some(Color::White),
+                pieces,
+            };
+            let pos = Position::from_setup(&rules, &setup).unwrap();
+            let fen = write_fen(g, &pos);
+            longest = longest.max(fen.len());
+            assert_eq!(parse_fen(g, &fen).unwrap().pieces.len(), g.len());
+        });
+    }
+    eprintln!("the longest full-board FEN: {longest} bytes (cap {MAX_FEN_LEN})");
+    assert!(longest < 700, "{longest}");
+}
+
 #[test]
 fn light_squares_in_a_fen_are_named() {
     let rules = &boards()[1];
@@ -427,6 +546,55 @@ proptest! {
                 fen_outcome(rules, &text)?;
             }
             Ok::<(), TestCaseError>(())
+        })?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// A valid FEN with its lists repeated, below and above the length cap: refused for its
+    /// length above it, for too many pieces once the lists outgrow the board, and otherwise
+    /// read (repeated squares are then named by the rules).
+    #[test]
+    fn repeated_lists(which: prop::sample::Index, seed: u64, plies in 0usize..60, copies in 1usize..600) {
+        let rules = which.get(boards());
+        each!(rules, |rules| {
+            let g = geometry(rules);
+            let pos = some_position(rules, &mut Rng(seed), plies);
+            let fen = write_fen(g, &pos);
+            let mut fields = fen.split(':');
+            let side = fields.next().unwrap();
+            let lists: Vec<&str> = fields.collect();
+            let text = format!(
+                "{side}:{}",
+                lists
+                    .iter()
+                    .map(|l| {
+                        let (color, items) = l.split_at(1);
+                        let items = if items.is_empty() {
+                            String::new()
+                        } else {
+                            vec![items; copies].join(",")
+                        };
+                        format!("{color}{items}")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(":")
+            );
+            let pieces = pos.occupied().count() as usize;
+            match parse_fen(g, &text) {
+                Ok(setup) => {
+                    prop_assert!(pieces * copies <= g.len() || pieces == 0);
+                    prop_assert_eq!(setup.pieces.len(), pieces * copies);
+                }
+                Err(e) if text.len() > MAX_FEN_LEN => prop_assert_eq!(e.kind, FenErrorKind::TooLong),
+                Err(e) => {
+                    prop_assert_eq!(e.kind, FenErrorKind::TooManyPieces, "{}", e);
+                    prop_assert!(pieces * copies > g.len());
+                }
+            }
+            fen_outcome(rules, &text).map(|_| ())
         })?;
     }
 }

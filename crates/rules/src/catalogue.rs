@@ -13,11 +13,21 @@ mod builtin {
 /// Keys that describe one file and are never inherited through `extends`.
 const OWN_KEYS: [&str; 6] = ["id", "name", "aliases", "block", "description", "extends"];
 
+/// The longest variant file read, in bytes: the built-in ones are under 3 KiB, so this is far
+/// above any real file and keeps a stray huge file from being parsed at all.
+pub const MAX_FILE_LEN: usize = 64 * 1024;
+
+/// The longest `extends` chain (the built-in ones are at most 3 deep).
+pub const MAX_EXTENDS_DEPTH: usize = 16;
+
 #[derive(Clone, Debug)]
 struct Entry {
     file: String,
     id: String,
     table: toml::Table,
+    /// The checked variant, kept once its file (and every file added with it) has checked, so
+    /// that looking a name up costs a scan, not a parse of every file.
+    variant: Option<Variant>,
 }
 
 /// All variants known to a program run.
@@ -85,6 +95,16 @@ impl Catalogue {
     fn try_add_sources(&mut self, files: &[(&str, &str)]) -> Result<Vec<String>, VariantError> {
         let before = self.entries.len();
         for (file, text) in files {
+            if text.len() > MAX_FILE_LEN {
+                return Err(VariantError::new(
+                    file,
+                    None,
+                    format!(
+                        "the file has {} bytes; a variant file may have at most {MAX_FILE_LEN}",
+                        text.len()
+                    ),
+                ));
+            }
             let table: toml::Table = toml::from_str(text)
                 .map_err(|e| VariantError::new(file, None, e.to_string().trim()))?;
             let id = match table.get("id") {
@@ -106,11 +126,16 @@ impl Catalogue {
                 file: file.to_string(),
                 id,
                 table,
+                variant: None,
             });
         }
         let mut names: Vec<(String, String)> = Vec::new();
+        let mut checked = Vec::new();
         for i in 0..self.entries.len() {
-            let variant = self.resolve(i)?;
+            let variant = match &self.entries[i].variant {
+                Some(v) => v.clone(),
+                None => self.resolve(i)?,
+            };
             for name in std::iter::once(&variant.id).chain(&variant.aliases) {
                 if let Some((_, owner)) = names.iter().find(|(n, _)| n == name) {
                     return Err(VariantError::new(
@@ -134,7 +159,11 @@ impl Catalogue {
                         "the first player has no legal move in the start position",
                     ));
                 }
+                checked.push(variant);
             }
+        }
+        for (entry, variant) in self.entries[before..].iter_mut().zip(checked) {
+            entry.variant = Some(variant);
         }
         Ok(self.entries[before..]
             .iter()
@@ -149,25 +178,24 @@ impl Catalogue {
 
     /// The variant with this id or alias.
     pub fn get(&self, name: &str) -> Result<Variant, CatalogueError> {
-        if let Some(i) = self.entries.iter().position(|e| e.id == name) {
-            return Ok(self.resolve(i)?);
-        }
-        for i in 0..self.entries.len() {
-            if let Ok(v) = self.resolve(i) {
-                if v.answers_to(name) {
-                    return Ok(v);
-                }
-            }
-        }
-        Err(CatalogueError::Unknown {
-            name: name.to_string(),
-            known: self.ids(),
-        })
+        let checked = || self.entries.iter().filter_map(|e| e.variant.as_ref());
+        checked()
+            .find(|v| v.id == name)
+            .or_else(|| checked().find(|v| v.answers_to(name)))
+            .cloned()
+            .ok_or_else(|| CatalogueError::Unknown {
+                name: name.to_string(),
+                known: self.ids(),
+            })
     }
 
     /// Every variant, checked.
     pub fn variants(&self) -> Result<Vec<Variant>, VariantError> {
-        (0..self.entries.len()).map(|i| self.resolve(i)).collect()
+        Ok(self
+            .entries
+            .iter()
+            .filter_map(|e| e.variant.clone())
+            .collect())
     }
 
     fn resolve(&self, index: usize) -> Result<Variant, VariantError> {
@@ -200,6 +228,16 @@ impl Catalogue {
         match entry.table.get("extends") {
             None => {}
             Some(toml::Value::String(parent)) => {
+                if chain.len() > MAX_EXTENDS_DEPTH {
+                    return Err(VariantError::new(
+                        &entry.file,
+                        Some("extends"),
+                        format!(
+                            "the chain {} is longer than {MAX_EXTENDS_DEPTH} files",
+                            chain.join(" -> ")
+                        ),
+                    ));
+                }
                 if chain.contains(parent) {
                     return Err(VariantError::new(
                         &entry.file,

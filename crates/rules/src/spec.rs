@@ -2,10 +2,102 @@
 //! a key (the D-numbers in the comments). A file sets each key or inherits it with
 //! `extends = "ID"`; unknown and missing keys are errors. `Variant` (variant.rs) is the checked
 //! form of a `VariantFile`.
+//!
+//! Every numeric key has a range ([`KEY_RANGES`], documented in docs/variant-files.md), checked
+//! as the file is read: a value outside it is refused with the key, the range and the reason.
 
-use serde::Deserialize;
+use serde::{Deserialize, Deserializer};
 
 use crate::direction::DirSet;
+
+/// The values a numeric key accepts (inclusive), and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    pub min: i64,
+    pub max: i64,
+    pub why: &'static str,
+}
+
+impl KeyRange {
+    /// The error text for a value outside the range.
+    pub fn refusal(&self, value: i64) -> String {
+        format!(
+            "must be between {} and {}, not {value} ({})",
+            self.min, self.max, self.why
+        )
+    }
+}
+
+/// D1: a board side. The layout needs at least 4 cells, and a bitboard holds 128 squares.
+pub const BOARD_SIDE: KeyRange = KeyRange {
+    min: 4,
+    max: 16,
+    why: "a board is 4 to 16 cells wide and high, with at most 128 squares",
+};
+
+/// D18: what a captured piece counts for under the majority rule. The generator adds them up in
+/// a u32 over a whole capture (at most 127 pieces on the largest board): 127 x 1000 is far
+/// below 2^32, and 1000 allows any ratio a rule set may give a king against a man.
+pub const PIECE_VALUE: KeyRange = KeyRange {
+    min: 1,
+    max: 1000,
+    why: "a captured piece's count under the majority rule; a whole capture's sum must fit",
+};
+
+/// D22: how often a position must occur to be a draw (0 is off; 1 is refused by `Variant`).
+pub const REPETITION: KeyRange = KeyRange {
+    min: 0,
+    max: 100,
+    why: "0 turns the rule off; 2 or more is the number of occurrences that draws",
+};
+
+/// D22: moves by each side without progress that draw (0 is off). Real rules use 15 to 50;
+/// the limit keeps every ply count (twice the moves) far inside a u32.
+pub const NO_PROGRESS_MOVES: KeyRange = KeyRange {
+    min: 0,
+    max: 1000,
+    why: "0 turns the rule off; otherwise the moves each side may make without progress",
+};
+
+/// Every numeric key, dotted, with its range.
+pub const KEY_RANGES: [(&str, KeyRange); 6] = [
+    ("board.width", BOARD_SIDE),
+    ("board.height", BOARD_SIDE),
+    ("capture.man_value", PIECE_VALUE),
+    ("capture.king_value", PIECE_VALUE),
+    ("draw.repetition", REPETITION),
+    ("draw.no_progress_moves", NO_PROGRESS_MOVES),
+];
+
+/// Reads an integer and refuses it outside `range` (TOML integers are i64, so any written
+/// number reaches the check and is named in the error).
+fn ranged<'de, D, T>(deserializer: D, range: &KeyRange) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: TryFrom<i64>,
+{
+    let value = i64::deserialize(deserializer)?;
+    if !(range.min..=range.max).contains(&value) {
+        return Err(serde::de::Error::custom(range.refusal(value)));
+    }
+    T::try_from(value).map_err(|_| serde::de::Error::custom(range.refusal(value)))
+}
+
+fn board_side<'de, D: Deserializer<'de>>(d: D) -> Result<u8, D::Error> {
+    ranged(d, &BOARD_SIDE)
+}
+
+fn piece_value<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    ranged(d, &PIECE_VALUE)
+}
+
+fn repetition<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    ranged(d, &REPETITION)
+}
+
+fn no_progress_moves<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    ranged(d, &NO_PROGRESS_MOVES)
+}
 
 /// A variant file as written, after `extends` has been resolved.
 #[derive(Clone, Debug, Deserialize)]
@@ -39,9 +131,11 @@ pub struct VariantFile {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BoardSpec {
-    /// D1
+    /// D1, 4 to 16 ([`BOARD_SIDE`])
+    #[serde(deserialize_with = "board_side")]
     pub width: u8,
-    /// D1
+    /// D1, 4 to 16 ([`BOARD_SIDE`])
+    #[serde(deserialize_with = "board_side")]
     pub height: u8,
     /// D2 (D3, the unit vectors, follow from it)
     pub squares: SquaresSpec,
@@ -218,9 +312,11 @@ pub struct CaptureSpec {
     pub reversal: Reversal,
     /// D18
     pub precedence: Precedence,
-    /// D18: what a captured man counts for under the majority rule
+    /// D18: what a captured man counts for under the majority rule, 1 to 1000 ([`PIECE_VALUE`])
+    #[serde(deserialize_with = "piece_value")]
     pub man_value: u32,
-    /// D18: what a captured king counts for under the majority rule
+    /// D18: what a captured king counts for under the majority rule, 1 to 1000 ([`PIECE_VALUE`])
+    #[serde(deserialize_with = "piece_value")]
     pub king_value: u32,
     /// D19
     pub promotion: PromotionInCapture,
@@ -303,9 +399,13 @@ pub struct SpecialSpec {
 pub struct DrawSpec {
     /// D22: exactly one piece each is a draw.
     pub one_piece_each: bool,
-    /// D22: the same position with the same side to move this many times is a draw (0: never).
+    /// D22: the same position with the same side to move this many times is a draw (0: never;
+    /// otherwise 2 to 100, [`REPETITION`]).
+    #[serde(deserialize_with = "repetition")]
     pub repetition: u32,
-    /// D22: this many moves by each side without a man move or a capture is a draw (0: never).
+    /// D22: this many moves by each side without a man move or a capture is a draw (0: never;
+    /// at most 1000, [`NO_PROGRESS_MOVES`]).
+    #[serde(deserialize_with = "no_progress_moves")]
     pub no_progress_moves: u32,
     /// D22: the FMJD endgame limits (16 moves for three pieces against a king, 5 for fewer).
     pub fmjd_endgame: bool,

@@ -270,16 +270,24 @@ impl Variant {
                     .into(),
             ));
         }
+        let draw = spec.draw;
+        // A file read from TOML was range-checked as it was read; a `VariantFile` built in
+        // code is checked here, so that the generator's sums and the ply counts cannot overflow.
         for (key, value) in [
             ("capture.man_value", capture.man_value),
             ("capture.king_value", capture.king_value),
+            ("draw.repetition", draw.repetition),
+            ("draw.no_progress_moves", draw.no_progress_moves),
         ] {
-            if value == 0 {
-                return Err(err(key, "a captured piece must count at least 1".into()));
+            let range = KEY_RANGES
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, r)| r)
+                .expect("every numeric key has a range");
+            if !(range.min..=range.max).contains(&i64::from(value)) {
+                return Err(err(key, range.refusal(i64::from(value))));
             }
         }
-
-        let draw = spec.draw;
         if draw.repetition == 1 {
             return Err(err(
                 "draw.repetition",
@@ -346,7 +354,16 @@ impl Variant {
     }
 }
 
+/// The longest id or alias (they are typed on command lines and shown in menus).
+pub const MAX_ID_LEN: usize = 64;
+
 fn check_id(id: &str) -> Result<(), String> {
+    if id.len() > MAX_ID_LEN {
+        return Err(format!(
+            "an id has at most {MAX_ID_LEN} characters, not {}",
+            id.len()
+        ));
+    }
     if id.is_empty()
         || !id
             .bytes()

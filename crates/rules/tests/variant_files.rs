@@ -6,8 +6,10 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use damspel_rules::spec::KEY_RANGES;
 use damspel_rules::{
-    perft, with_rules, Bits, Catalogue, Duplicates, Perft, Position, Rules, VariantError,
+    perft, with_rules, Bits, Catalogue, Color, Duplicates, Perft, Piece, Position, Rules, Setup,
+    VariantError,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -703,7 +705,7 @@ fn values_and_draw_rules_are_checked() {
     rejects(
         &child("my-variant", "turkish", "[capture]\nman_value = 0"),
         "capture.man_value",
-        "at least 1",
+        "between 1 and 1000",
     );
     rejects(
         &child("my-variant", "turkish", "[draw]\nrepetition = 1"),
@@ -713,12 +715,193 @@ fn values_and_draw_rules_are_checked() {
     loads(&child("my-variant", "turkish", "[draw]\nrepetition = 0"));
 }
 
+/// Issue 10, finding 5: piece values of 2^31 and more were accepted and overflowed the majority
+/// rule's u32 sum (`man_value = king_value = 4294967295` extending Turkish played d2xb2, one
+/// piece, instead of d2xd6, two). Every value outside 1..=1000 is refused, naming the key, the
+/// range and the value.
+#[test]
+fn piece_values_outside_their_range_are_refused() {
+    let audit = child(
+        "my-variant",
+        "turkish",
+        "[capture]\nman_value = 4294967295\nking_value = 4294967295",
+    );
+    let msg = rejects(&audit, "capture.", "between 1 and 1000");
+    assert!(msg.contains("4294967295"), "{msg}");
+    for key in ["man_value", "king_value"] {
+        for value in [
+            "0",
+            "-1",
+            "1001",
+            "2147483648",
+            "4294967295",
+            "4294967296",
+            "9223372036854775807",
+            "-9223372036854775808",
+        ] {
+            let msg = rejects(
+                &child(
+                    "my-variant",
+                    "turkish",
+                    &format!("[capture]\n{key} = {value}"),
+                ),
+                &format!("capture.{key}"),
+                "between 1 and 1000",
+            );
+            assert!(msg.contains(value), "{msg}");
+        }
+    }
+}
+
+/// The largest allowed values keep the majority rule exact (rule book D18: only the sequences
+/// capturing the most by value are legal). White's man on d2 may take c2 alone (landing on b2)
+/// or d3 and d5 (landing on d6): only the double capture is legal, whatever the values.
+#[test]
+fn the_largest_piece_values_keep_the_majority_rule() {
+    for (man_value, king_value) in [(1000, 1000), (1, 1000), (1000, 1), (999, 1000)] {
+        let catalogue = loads(&child(
+            "my-variant",
+            "turkish",
+            &format!("[capture]\nman_value = {man_value}\nking_value = {king_value}"),
+        ));
+        let v = catalogue.get("my-variant").unwrap();
+        with_rules!(v, |rules| {
+            let g = &rules.variant().geometry;
+            let sq = |name: &str| g.parse_square(name).unwrap();
+            let man = |c: Color| Piece {
+                color: c,
+                king: false,
+            };
+            let setup = Setup {
+                side_to_move: Some(Color::White),
+                pieces: vec![
+                    (sq("d2"), man(Color::White)),
+                    (sq("c2"), man(Color::Black)),
+                    (sq("d3"), man(Color::Black)),
+                    (sq("d5"), man(Color::Black)),
+                    (
+                        sq("h8"),
+                        Piece {
+                            color: Color::Black,
+                            king: true,
+                        },
+                    ),
+                ],
+            };
+            let pos = Position::from_setup(&rules, &setup).unwrap();
+            let moves = rules.moves(&pos);
+            let ends: Vec<(String, String, u32)> = moves
+                .iter()
+                .map(|m| (g.name(m.from()), g.name(m.to()), m.captured().count()))
+                .collect();
+            assert_eq!(
+                ends,
+                [("d2".to_string(), "d6".to_string(), 2)],
+                "man_value {man_value} king_value {king_value}"
+            );
+        });
+    }
+}
+
+/// Draw-rule counts have ranges too: a no-progress count of 2^31 overflowed `2 * moves` (the
+/// plies) in the game and the search.
+#[test]
+fn draw_counts_outside_their_range_are_refused() {
+    for (key, value, reason) in [
+        ("no_progress_moves", "1001", "between 0 and 1000"),
+        ("no_progress_moves", "2147483648", "between 0 and 1000"),
+        ("no_progress_moves", "-1", "between 0 and 1000"),
+        ("repetition", "101", "between 0 and 100"),
+        ("repetition", "4294967295", "between 0 and 100"),
+        ("repetition", "-3", "between 0 and 100"),
+    ] {
+        let msg = rejects(
+            &child("my-variant", "turkish", &format!("[draw]\n{key} = {value}")),
+            &format!("draw.{key}"),
+            reason,
+        );
+        assert!(msg.contains(value), "{msg}");
+    }
+    for (key, value) in [
+        ("no_progress_moves", "1000"),
+        ("no_progress_moves", "0"),
+        ("repetition", "100"),
+        ("repetition", "2"),
+    ] {
+        loads(&child(
+            "my-variant",
+            "turkish",
+            &format!("[draw]\n{key} = {value}"),
+        ));
+    }
+}
+
+/// Every numeric key's range is in docs/variant-files.md, as the code has it.
+#[test]
+fn key_ranges_are_documented() {
+    let doc = include_str!("../../../docs/variant-files.md");
+    for (key, range) in KEY_RANGES {
+        let row = doc
+            .lines()
+            .find(|l| l.starts_with('|') && l.contains(&format!("`{key}`")))
+            .unwrap_or_else(|| panic!("docs/variant-files.md has no row for `{key}`"));
+        assert!(
+            row.contains(&format!("{} to {}", range.min, range.max)),
+            "the row of `{key}` does not say {} to {}: {row}",
+            range.min,
+            range.max
+        );
+    }
+}
+
+/// Size limits: a huge file is refused before it is parsed, an `extends` chain is bounded,
+/// ids are short.
+#[test]
+fn variant_files_are_bounded() {
+    let padded = format!(
+        "{}\n# {}\n",
+        child("my-variant", "turkish", ""),
+        "x".repeat(damspel_rules::catalogue::MAX_FILE_LEN)
+    );
+    rejects(&padded, "my.toml", "at most 65536");
+    // A chain of 20 files, each extending the one before.
+    let files: Vec<(String, String)> = (0..20)
+        .map(|i| {
+            let parent = if i == 0 {
+                "turkish".to_string()
+            } else {
+                format!("chain-{}", i - 1)
+            };
+            (
+                format!("{i}.toml"),
+                child(&format!("chain-{i}"), &parent, ""),
+            )
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    let e = load_err(&refs);
+    assert!(e.to_string().contains("longer than 16 files"), "{e}");
+    // 16 links load.
+    let mut catalogue = Catalogue::builtin();
+    catalogue.add_sources(&refs[..16]).unwrap();
+    let long_id = "a".repeat(65);
+    rejects(
+        &child(&long_id, "turkish", ""),
+        "id",
+        "at most 64 characters",
+    );
+    loads(&child(&"a".repeat(64), "turkish", ""));
+}
+
 #[test]
 fn zero_king_value_names_its_key() {
     rejects(
         &child("my-variant", "turkish", "[capture]\nking_value = 0"),
         "capture.king_value",
-        "at least 1",
+        "between 1 and 1000",
     );
 }
 
@@ -1289,7 +1472,12 @@ fn random_variant(seed: u64, bad: usize) -> Result<bool, TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(Config { cases: 300, failure_persistence: None, ..Config::default() })]
+    // 300 cases in CI; PROPTEST_CASES=100000 for a long run.
+    #![proptest_config(Config {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(300),
+        failure_persistence: None,
+        ..Config::default()
+    })]
 
     #[test]
     fn random_variant_files_load_or_explain(seed: u64, bad in 0usize..12) {
@@ -1313,4 +1501,248 @@ fn random_variant_sweep() {
     }
     eprintln!("random_variant_sweep: {loaded} variants loaded and exercised, {rejected} rejected");
     assert!(loaded >= 100, "only {loaded} random variants loaded");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutated built-in files and random overrides: near-valid files that reach every check.
+
+fn builtin_texts() -> &'static [(String, String)] {
+    static TEXTS: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../variants");
+        let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+            .expect("the variants directory")
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .map(|p| {
+                let text = std::fs::read_to_string(&p).unwrap();
+                (p.file_name().unwrap().to_string_lossy().into_owned(), text)
+            })
+            .collect();
+        files.sort();
+        files
+    })
+}
+
+fn builtin_catalogue() -> Catalogue {
+    static CATALOGUE: std::sync::OnceLock<Catalogue> = std::sync::OnceLock::new();
+    CATALOGUE.get_or_init(Catalogue::builtin).clone()
+}
+
+/// Values a key might be given by mistake or malice.
+const ODD_VALUES: [&str; 24] = [
+    "0",
+    "1",
+    "-1",
+    "1001",
+    "2147483648",
+    "4294967295",
+    "4294967296",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "1e400",
+    "nan",
+    "inf",
+    "8.0",
+    "true",
+    "\"\"",
+    "\"all\"",
+    "\"far-rank\"",
+    "[]",
+    "[1, 2, 3]",
+    "[\"a1\", \"a1\"]",
+    "{ ranks = [1] }",
+    "{ squares = [999999] }",
+    "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]",
+    "\"F\"",
+];
+
+/// A built-in file (renamed, so that it is a new variant) mutated line by line or character by
+/// character.
+fn mutated_builtin(rng: &mut Rng) -> String {
+    let texts = builtin_texts();
+    let (_, text) = &texts[rng.below(texts.len())];
+    let mut lines: Vec<String> = full(text).lines().map(str::to_string).collect();
+    for _ in 0..1 + rng.below(3) {
+        if lines.is_empty() {
+            break;
+        }
+        let i = rng.below(lines.len());
+        match rng.below(7) {
+            0 => {
+                lines.remove(i);
+            }
+            1 => {
+                let line = lines[i].clone();
+                lines.insert(i, line);
+            }
+            2 | 3 => {
+                // A key gets an odd value.
+                if let Some((key, _)) = lines[i].split_once('=') {
+                    lines[i] = format!("{key}= {}", rng.pick(&ODD_VALUES));
+                }
+            }
+            4 => {
+                // A key gets another key's value.
+                let j = rng.below(lines.len());
+                if let (Some((key, _)), Some((_, value))) =
+                    (lines[i].split_once('='), lines[j].split_once('='))
+                {
+                    lines[i] = format!("{key}={value}");
+                }
+            }
+            5 => {
+                let line = &mut lines[i];
+                let bounds: Vec<usize> = line
+                    .char_indices()
+                    .map(|(k, _)| k)
+                    .chain([line.len()])
+                    .collect();
+                let at = bounds[rng.below(bounds.len())];
+                line.insert_str(
+                    at,
+                    rng.pick(&["[", "]", "\"", "=", "#", "{", ",", "é", "\\"]),
+                );
+            }
+            _ => {
+                lines.truncate(i);
+            }
+        }
+    }
+    lines.join("\n")
+}
+
+/// A file extending a built-in variant with a few keys of odd or plausible values.
+fn random_override(rng: &mut Rng) -> String {
+    const KEYS: [(&str, &str, &[&str]); 16] = [
+        ("board", "width", &["4", "8", "10", "12", "16", "17"]),
+        ("board", "height", &["4", "8", "10", "16", "3"]),
+        ("board", "squares", &["\"all\"", "\"dark\""]),
+        (
+            "setup",
+            "white",
+            &[
+                "{ ranks = [1, 2] }",
+                "{ ranks = [1, 2, 3, 4] }",
+                "{ squares = [1, 2] }",
+            ],
+        ),
+        ("setup", "first_player", &["\"white\"", "\"black\""]),
+        (
+            "men",
+            "step",
+            &["\"diag-forward\"", "\"turk-man\"", "\"none\"", "[\"F\"]"],
+        ),
+        ("men", "capture", &["\"diag\"", "\"all8\"", "\"none\""]),
+        ("kings", "move_range", &["\"short\"", "\"flying\""]),
+        ("kings", "capture", &["\"diag\"", "\"orth\"", "\"all8\""]),
+        ("capture", "removal", &["\"immediate\"", "\"deferred\""]),
+        ("capture", "precedence", &["\"majority\"", "\"free\""]),
+        ("capture", "man_value", &["1", "2", "1000"]),
+        ("capture", "king_value", &["1", "3", "1000"]),
+        ("capture", "halt", &["\"none\"", "\"killer\""]),
+        ("draw", "repetition", &["0", "2", "3", "100"]),
+        ("draw", "no_progress_moves", &["0", "25", "1000"]),
+    ];
+    let parents = [
+        "international",
+        "turkish",
+        "american",
+        "russian",
+        "frisian",
+        "killer",
+        "dameo",
+    ];
+    let parent = rng.pick(&parents);
+    let mut body = String::new();
+    for _ in 0..1 + rng.below(4) {
+        let (section, key, values) = KEYS[rng.below(KEYS.len())];
+        let value = if rng.percent(25) {
+            rng.pick(&ODD_VALUES)
+        } else {
+            rng.pick(values)
+        };
+        body.push_str(&format!("[{section}]\n{key} = {value}\n"));
+    }
+    child("my-variant", parent, &body)
+}
+
+/// Loads `text` into the built-in catalogue: never panics; a refusal names the file and a key;
+/// a variant that loads compiles and plays consistently.
+fn near_valid(text: &str, rng: &mut Rng) -> Result<bool, TestCaseError> {
+    let loaded = match load_into_without_panic(builtin_catalogue(), text) {
+        Err(panic) => return Err(TestCaseError::fail(format!("panic: {panic}\n{text}"))),
+        Ok(loaded) => loaded,
+    };
+    match loaded {
+        Err(e) => {
+            prop_assert_eq!(&e.file, "my.toml");
+            prop_assert!(!e.reason.trim().is_empty(), "{}", e);
+            let msg = e.to_string();
+            prop_assert!(
+                e.key.is_some() || msg.contains('`') || msg.contains("TOML"),
+                "no key in: {}\n{}",
+                msg,
+                text
+            );
+            Ok(false)
+        }
+        Ok(id) => {
+            let mut catalogue = builtin_catalogue();
+            catalogue.add_source("my.toml", text).unwrap();
+            let variant = catalogue.get(&id).unwrap();
+            let c = variant.capture;
+            prop_assert!((1..=1000).contains(&c.man_value) && (1..=1000).contains(&c.king_value));
+            prop_assert!(variant.draw.repetition <= 100 && variant.draw.no_progress_moves <= 1000);
+            with_rules!(variant, |rules| exercise(&rules, rng))?;
+            Ok(true)
+        }
+    }
+}
+
+proptest! {
+    // 200 cases in CI; PROPTEST_CASES=100000 for a long run.
+    #![proptest_config(Config {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(200),
+        failure_persistence: None,
+        ..Config::default()
+    })]
+
+    #[test]
+    fn mutated_builtin_files_load_or_explain(seed: u64) {
+        let mut rng = Rng(seed);
+        let text = mutated_builtin(&mut rng);
+        near_valid(&text, &mut rng)?;
+    }
+
+    #[test]
+    fn random_overrides_load_or_explain(seed: u64) {
+        let mut rng = Rng(seed);
+        let text = random_override(&mut rng);
+        near_valid(&text, &mut rng)?;
+    }
+}
+
+/// The same over fixed seeds, with figures.
+#[test]
+fn near_valid_sweep() {
+    let (mut loaded, mut rejected) = (0, 0);
+    for seed in 0..300u64 {
+        let mut rng = Rng(seed);
+        let text = if seed % 2 == 0 {
+            mutated_builtin(&mut rng)
+        } else {
+            random_override(&mut rng)
+        };
+        match near_valid(&text, &mut rng) {
+            Ok(true) => loaded += 1,
+            Ok(false) => rejected += 1,
+            Err(e) => panic!("seed {seed}: {e}"),
+        }
+    }
+    eprintln!("near_valid_sweep: {loaded} loaded and exercised, {rejected} rejected");
+    assert!(
+        loaded >= 50 && rejected >= 50,
+        "{loaded} loaded, {rejected} rejected"
+    );
 }

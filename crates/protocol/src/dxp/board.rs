@@ -181,15 +181,16 @@ pub fn decode_move<B: Bits>(
     m: &MoveMessage,
 ) -> Result<Move<B>, MoveError> {
     let text = describe_move(m);
-    let square = |n: u8| {
-        geometry
-            .numbered(n as usize)
-            .expect("the parser keeps squares within 1-50")
-    };
-    let (from, to) = (square(m.from), square(m.to));
+    // The parser keeps squares within 1-50; a message built otherwise names no legal move.
+    let square = |n: u8| geometry.numbered(n as usize);
     let mut captured = B::ZERO;
+    let mut on_board = true;
     for &n in &m.captured {
-        let bit = B::bit(square(n).0);
+        let Some(sq) = square(n) else {
+            on_board = false;
+            continue;
+        };
+        let bit = B::bit(sq.0);
         if !(captured & bit).is_empty() {
             return Err(MoveError::DuplicateCapture {
                 mv: text,
@@ -198,11 +199,13 @@ pub fn decode_move<B: Bits>(
         }
         captured |= bit;
     }
-    if let Some(mv) = legal
-        .iter()
-        .find(|mv| mv.from() == from && mv.to() == to && mv.captured() == captured)
-    {
-        return Ok(*mv);
+    if let (Some(from), Some(to), true) = (square(m.from), square(m.to), on_board) {
+        if let Some(mv) = legal
+            .iter()
+            .find(|mv| mv.from() == from && mv.to() == to && mv.captured() == captured)
+        {
+            return Ok(*mv);
+        }
     }
     // The legal moves in square order, for the reader.
     let mut all: Vec<MoveMessage> = legal

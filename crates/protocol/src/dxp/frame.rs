@@ -67,10 +67,15 @@ fn check(bytes: &[u8]) -> Result<(), FrameError> {
 /// Splits a byte stream into messages.
 ///
 /// After an error the bytes of the bad message are dropped up to its terminator, so the next
-/// message can still be read (the sessions end the game on the first error anyway).
+/// message can still be read (the sessions end the game on the first error anyway). Reading is
+/// linear in the bytes pushed, however they are cut, and at most one message's bytes are kept
+/// once [`Deframer::next`] has returned `None`.
 #[derive(Clone, Debug, Default)]
 pub struct Deframer {
     buf: Vec<u8>,
+    /// Where the unread bytes of `buf` begin (bytes before it are handed out and dropped at the
+    /// next push, so that many messages in one push cost one move of the buffer, not one each).
+    start: usize,
     /// Dropping the rest of a message that was too long, up to its NUL.
     skipping: bool,
 }
@@ -82,43 +87,50 @@ impl Deframer {
 
     /// Adds received bytes.
     pub fn push(&mut self, bytes: &[u8]) {
+        self.buf.drain(..self.start);
+        self.start = 0;
         self.buf.extend_from_slice(bytes);
     }
 
     /// Bytes received of a message whose terminator has not arrived yet.
     pub fn pending(&self) -> usize {
-        self.buf.len()
+        self.buf.len() - self.start
     }
 
     /// The next whole message, if one has arrived.
     #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Option<Result<String, FrameError>> {
         loop {
-            let end = self.buf.iter().position(|&b| b == TERMINATOR);
+            let unread = &self.buf[self.start..];
+            let end = unread.iter().position(|&b| b == TERMINATOR);
             if self.skipping {
                 match end {
                     Some(i) => {
-                        self.buf.drain(..=i);
+                        self.start += i + 1;
                         self.skipping = false;
                         continue;
                     }
                     None => {
                         self.buf.clear();
+                        self.start = 0;
                         return None;
                     }
                 }
             }
             return match end {
                 Some(i) => {
-                    let bytes: Vec<u8> = self.buf.drain(..=i).take(i).collect();
-                    Some(check(&bytes).map(|()| {
+                    let bytes = &unread[..i];
+                    let message = check(bytes).map(|()| {
                         // Checked: ASCII only.
-                        String::from_utf8(bytes).unwrap_or_default()
-                    }))
+                        String::from_utf8_lossy(bytes).into_owned()
+                    });
+                    self.start += i + 1;
+                    Some(message)
                 }
-                None if self.buf.len() > MAX_MESSAGE_LEN => {
-                    let len = self.buf.len();
+                None if unread.len() > MAX_MESSAGE_LEN => {
+                    let len = unread.len();
                     self.buf.clear();
+                    self.start = 0;
                     self.skipping = true;
                     Some(Err(FrameError::TooLong { len }))
                 }

@@ -18,7 +18,7 @@ pub mod session;
 pub use board::{parse_move, parse_position, write_move, write_position, BoardTextError};
 pub use parse::{
     tokenize, Arg, ClockLevel, Command, EngineId, GoMode, HubError, InfoLine, Level, Line,
-    ParamDecl, ParamKind, Response,
+    ParamDecl, ParamKind, Response, MAX_LINE_LEN,
 };
 pub use print::quote;
 pub use session::{

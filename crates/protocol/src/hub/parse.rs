@@ -133,19 +133,30 @@ impl<'a> Scanner<'a> {
                     Some(_) => {}
                     None => {
                         return Err(HubError::new(format!(
-                            "the value of `{name}` opened at character {} has no closing quote",
+                            "the value of `{}` opened at character {} has no closing quote",
+                            shown(name),
                             open + 1
                         )))
                     }
                 }
             }
         }
-        self.name(&format!("a value for `{name}`"))
+        self.name(&format!("a value for `{}`", shown(name)))
     }
 }
 
+/// The longest line read, in bytes: a `pos` line with a 10,000-ply game in full capture
+/// notation is a few hundred KiB. Longer lines are refused, so a reader need hold no more.
+pub const MAX_LINE_LEN: usize = 1 << 20;
+
 /// Splits a line into its command and arguments.
 pub fn tokenize(text: &str) -> Result<Line, HubError> {
+    if text.len() > MAX_LINE_LEN {
+        return Err(HubError::new(format!(
+            "a line of {} bytes; a line may have at most {MAX_LINE_LEN}",
+            text.len()
+        )));
+    }
     let text = text.trim_end_matches(['\r', '\n']);
     let mut s = Scanner { text, pos: 0 };
     if s.at_end() {
@@ -248,10 +259,25 @@ pub enum Command {
     Unknown(String),
 }
 
+/// A value as quoted in an error: long ones are cut, so an error is never much longer than
+/// its explanation.
+fn shown(text: &str) -> String {
+    const SHOWN: usize = 40;
+    match text.char_indices().nth(SHOWN) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
 fn parse_number<T: std::str::FromStr>(line: &Line, name: &str, what: &str) -> Result<T, HubError> {
     let text = line.get(name).unwrap_or("");
-    text.parse()
-        .map_err(|_| HubError::new(format!("{} {name}=`{text}`: expected {what}", line.command)))
+    text.parse().map_err(|_| {
+        HubError::new(format!(
+            "{} {name}=`{}`: expected {what}",
+            line.command,
+            shown(text)
+        ))
+    })
 }
 
 fn parse_seconds(line: &Line, name: &str) -> Result<f64, HubError> {

@@ -1,0 +1,530 @@
+//! The PDN reader against hostile and valid input:
+//!
+//! * written games read back: every tag (any text in the roster's values, escaped), every move
+//!   and the result, for random games of every variant, and the moves replay as the same moves;
+//! * arbitrary strings, strings over the PDN alphabet and mutations of written games never make
+//!   it panic; an error has a kind, a reason and an offset inside the text; whatever it accepts
+//!   is bounded (moves, move length) and can be replayed without a panic;
+//! * its cost is bounded: one pass, no recursion, at most `MAX_GAME_LEN` bytes of one game,
+//!   `MAX_MOVES` moves and `MAX_MOVE_LEN` bytes per token, each refused with its own kind.
+//!
+//! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
+
+use std::sync::OnceLock;
+
+use damspel_notation::pdn::{
+    read_game, PdnError, PdnErrorKind, PdnGame, PdnRead, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
+};
+use damspel_notation::{format_move, parse_fen, parse_move, write_fen};
+use damspel_rules::{with_rules, Bits, Catalogue, Move, Position, Rules};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestCaseError};
+
+/// SplitMix64, seeded by proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+enum AnyRules {
+    Narrow(Rules<u64>),
+    Wide(Rules<u128>),
+}
+
+impl From<Rules<u64>> for AnyRules {
+    fn from(rules: Rules<u64>) -> Self {
+        AnyRules::Narrow(rules)
+    }
+}
+
+impl From<Rules<u128>> for AnyRules {
+    fn from(rules: Rules<u128>) -> Self {
+        AnyRules::Wide(rules)
+    }
+}
+
+macro_rules! each {
+    ($any:expr, |$rules:ident| $body:expr) => {
+        match $any {
+            AnyRules::Narrow($rules) => $body,
+            AnyRules::Wide($rules) => $body,
+        }
+    };
+}
+
+/// Every built-in variant.
+fn all_rules() -> &'static [AnyRules] {
+    static RULES: OnceLock<Vec<AnyRules>> = OnceLock::new();
+    RULES.get_or_init(|| {
+        Catalogue::builtin()
+            .variants()
+            .expect("every variant checks")
+            .into_iter()
+            .map(|v| with_rules!(v, |rules| AnyRules::from(rules)))
+            .collect()
+    })
+}
+
+/// `cases` per property by default (CI); `PROPTEST_CASES=100000` for a long run.
+fn config(cases: u32) -> Config {
+    Config {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(cases),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+/// A random game: a start (the variant's, or a position some plies into a game) and moves.
+fn random_game<B: Bits>(
+    rules: &Rules<B>,
+    rng: &mut Rng,
+    plies: usize,
+) -> (Position<B>, Vec<Move<B>>) {
+    let mut start = Position::start(rules);
+    for _ in 0..rng.below(2) * rng.below(30) {
+        let moves = rules.moves(&start);
+        if moves.is_empty() {
+            break;
+        }
+        start = start.play(&moves[rng.below(moves.len())]);
+    }
+    let mut pos = start;
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        let legal = rules.moves(&pos);
+        if legal.is_empty() {
+            break;
+        }
+        let mv = legal[rng.below(legal.len())];
+        pos = pos.play(&mv);
+        moves.push(mv);
+    }
+    (start, moves)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Written games read back.
+
+#[derive(Debug)]
+struct Roster {
+    values: [String; 6],
+    result: &'static str,
+    extra: Vec<(String, String)>,
+}
+
+fn round_trip<B: Bits>(
+    rules: &Rules<B>,
+    seed: u64,
+    plies: usize,
+    roster: &Roster,
+) -> Result<String, TestCaseError> {
+    let mut rng = Rng(seed);
+    let (start, moves) = random_game(rules, &mut rng, plies);
+    let [event, site, date, round, white, black] = roster.values.clone();
+    let game = PdnGame {
+        rules,
+        event,
+        site,
+        date,
+        round,
+        white,
+        black,
+        result: roster.result.to_string(),
+        start,
+        moves: moves.clone(),
+        extra: roster.extra.clone(),
+    };
+    let text = game.to_pdn();
+    let read = read_game(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    // The roster, in order, with its values exactly as given.
+    let names = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+    for (i, name) in names.iter().enumerate() {
+        let value = roster.values.get(i).map_or(roster.result, String::as_str);
+        prop_assert_eq!(
+            &read.tags[i],
+            &(name.to_string(), value.to_string()),
+            "{}",
+            text
+        );
+    }
+    for (name, value) in &roster.extra {
+        prop_assert!(
+            read.tags.contains(&(name.clone(), value.clone())),
+            "tag {} {:?} lost: {:?}",
+            name,
+            value,
+            read.tags
+        );
+    }
+    prop_assert_eq!(read.tag("Variant"), Some(rules.variant().id.as_str()));
+    // The FEN tag is the start; the moves are the moves, in the variant's notation.
+    let g = &rules.variant().geometry;
+    let fen = read.tag("FEN").unwrap_or_default();
+    let written = write_fen(g, &start);
+    prop_assert_eq!(fen, written.as_str());
+    let setup = parse_fen(g, fen).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut pos =
+        Position::from_setup(rules, &setup).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(pos, start);
+    prop_assert_eq!(read.moves.len(), moves.len());
+    for (text, mv) in read.moves.iter().zip(&moves) {
+        prop_assert_eq!(text, &format_move(rules, &pos, mv));
+        prop_assert_eq!(parse_move(rules, &pos, text), Ok(*mv));
+        pos = pos.play(mv);
+    }
+    prop_assert_eq!(read.result.as_deref(), Some(roster.result));
+    Ok(text)
+}
+
+fn roster() -> impl Strategy<Value = Roster> {
+    (
+        prop::array::uniform6(prop_oneof![
+            any::<String>(),
+            "[\\[\\]{}()%$\"\\\\ \n\tA-Za-z0-9.*-]{0,24}",
+        ]),
+        prop::sample::select(vec!["1-0", "0-1", "1/2-1/2", "*"]),
+        prop::collection::vec(("[A-Z][A-Za-z0-9_]{0,10}", any::<String>()), 0..3),
+    )
+        .prop_map(|(values, result, extra)| Roster {
+            values,
+            result,
+            extra,
+        })
+}
+
+proptest! {
+    #![proptest_config(config(200))]
+
+    #[test]
+    fn written_games_read_back(
+        which: prop::sample::Index,
+        seed: u64,
+        plies in 0usize..120,
+        roster in roster(),
+    ) {
+        each!(which.get(all_rules()), |rules| round_trip(rules, seed, plies, &roster))?;
+    }
+}
+
+/// Every variant, with nasty tag values, over fixed seeds.
+#[test]
+fn written_games_of_every_variant_read_back() {
+    let nasty = [
+        "Jan \"de\" Vries",
+        "back\\slash\\",
+        "a]b",
+        "}{)(",
+        "line\nbreak",
+        "",
+    ];
+    let roster = Roster {
+        values: nasty.map(str::to_string),
+        result: "1/2-1/2",
+        extra: vec![("Termination".into(), "time \"forfeit\" ]".into())],
+    };
+    for (i, rules) in all_rules().iter().enumerate() {
+        each!(rules, |rules| round_trip(rules, i as u64, 150, &roster))
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hostile text.
+
+fn check_error(text: &str, e: &PdnError) -> Result<(), TestCaseError> {
+    prop_assert!(!e.reason.trim().is_empty(), "{:?}: empty reason", text);
+    prop_assert!(
+        e.offset <= text.len(),
+        "{:?}: offset {} beyond the text",
+        text,
+        e.offset
+    );
+    prop_assert!(e.to_string().starts_with("bad PDN at character"), "{}", e);
+    if e.kind == PdnErrorKind::TooLong {
+        prop_assert!(text.len() > MAX_GAME_LEN, "{:?}", e);
+    }
+    Ok(())
+}
+
+/// What an accepted text gives is bounded and made of move characters.
+fn check_read(text: &str, game: &PdnRead) -> Result<(), TestCaseError> {
+    prop_assert!(game.moves.len() <= MAX_MOVES);
+    for mv in &game.moves {
+        prop_assert!(
+            !mv.is_empty() && mv.len() <= MAX_MOVE_LEN,
+            "{:?} in {:?}",
+            mv,
+            text
+        );
+        prop_assert!(
+            mv.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'x' | b'X' | b':')),
+            "{:?} in {:?}",
+            mv,
+            text
+        );
+    }
+    for (name, _) in &game.tags {
+        prop_assert!(!name.is_empty() && !name.contains(char::is_whitespace));
+    }
+    Ok(())
+}
+
+/// Reads `text`, and replays what it gives against `rules` as an import would: never panics.
+fn import<B: Bits>(rules: &Rules<B>, text: &str) -> Result<bool, TestCaseError> {
+    let game = match read_game(text) {
+        Err(e) => {
+            check_error(text, &e)?;
+            return Ok(false);
+        }
+        Ok(game) => game,
+    };
+    check_read(text, &game)?;
+    let g = &rules.variant().geometry;
+    let mut pos = match game.tag("FEN") {
+        None => Position::start(rules),
+        Some(fen) => match parse_fen(g, fen)
+            .ok()
+            .and_then(|s| Position::from_setup(rules, &s).ok())
+        {
+            Some(pos) => pos,
+            None => return Ok(true),
+        },
+    };
+    for text in &game.moves {
+        match parse_move(rules, &pos, text) {
+            Ok(mv) => pos = pos.play(&mv),
+            Err(_) => break,
+        }
+    }
+    Ok(true)
+}
+
+/// Text-level mutations of a PDN game.
+fn mutate(text: &str, rng: &mut Rng) -> String {
+    const INSERTS: [&str; 30] = [
+        "[",
+        "]",
+        "{",
+        "}",
+        "(",
+        ")",
+        "((",
+        "))",
+        "%",
+        "$",
+        "$1",
+        "\"",
+        "\\",
+        "\\\"",
+        ".",
+        "...",
+        "1-0",
+        "*",
+        "½-½",
+        "\n",
+        " ",
+        "x",
+        "-",
+        "é",
+        "\u{0}",
+        "\u{3000}",
+        "99999999999999999999",
+        "[Event \"x\"]",
+        "{ unclosed",
+        "1. 32-28",
+    ];
+    let mut s = text.to_string();
+    for _ in 0..1 + rng.below(4) {
+        let bounds: Vec<usize> = s.char_indices().map(|(i, _)| i).chain([s.len()]).collect();
+        let at = bounds[rng.below(bounds.len())];
+        match rng.below(6) {
+            0 => s.truncate(at),
+            1 | 2 => s.insert_str(at, INSERTS[rng.below(INSERTS.len())]),
+            3 => {
+                if at < s.len() {
+                    s.remove(at);
+                }
+            }
+            4 => {
+                let other = bounds[rng.below(bounds.len())];
+                let (a, b) = (at.min(other), at.max(other));
+                let slice = s[a..b].to_string();
+                s.insert_str(b, &slice);
+            }
+            _ => {
+                // A bracket run: deep nesting.
+                let c = ["(", ")", "{", "}", "[", "]"][rng.below(6)];
+                s.insert_str(at, &c.repeat(1 + rng.below(64)));
+            }
+        }
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(config(1024))]
+
+    #[test]
+    fn arbitrary_strings(text in any::<String>()) {
+        each!(&all_rules()[0], |rules| import(rules, &text))?;
+    }
+
+    #[test]
+    fn pdn_alphabet_strings(text in "[\\[\\]{}()%$\"\\\\ \n0-9a-hxX:*/.!?-]{0,80}") {
+        each!(&all_rules()[0], |rules| import(rules, &text))?;
+    }
+
+    #[test]
+    fn mutated_games(which: prop::sample::Index, seed: u64, plies in 0usize..80) {
+        each!(which.get(all_rules()), |rules| {
+            let mut rng = Rng(seed);
+            let (start, moves) = random_game(rules, &mut rng, plies);
+            let text = PdnGame {
+                rules,
+                event: "e".into(),
+                site: "s".into(),
+                date: "d".into(),
+                round: "r".into(),
+                white: "w".into(),
+                black: "b".into(),
+                result: "*".into(),
+                start,
+                moves,
+                extra: vec![],
+            }
+            .to_pdn();
+            for _ in 0..4 {
+                import(rules, &mutate(&text, &mut rng))?;
+            }
+            Ok::<(), TestCaseError>(())
+        })?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bounds and the first game.
+
+fn kind_of(text: &str) -> PdnErrorKind {
+    read_game(text).expect_err("should be refused").kind
+}
+
+/// A game longer than `MAX_GAME_LEN` bytes is refused at the cap (the rest is not scanned),
+/// whatever makes it long.
+#[test]
+fn a_game_past_the_length_cap_is_refused() {
+    let big = MAX_GAME_LEN + 10;
+    for text in [
+        format!("1. 32-28 {{{}}} 1-0", "x".repeat(big)),
+        format!("1. 32-28 {}1-0", " ".repeat(big)),
+        format!("1. 32-28 {}{}1-0", "(".repeat(big / 2), ")".repeat(big / 2)),
+        format!("[Event \"{}\"]\n1. 32-28 1-0", "x".repeat(big)),
+        format!("{}\n1. 32-28 1-0", "% comment\n".repeat(big / 10)),
+    ] {
+        let e = read_game(&text).unwrap_err();
+        assert_eq!(e.kind, PdnErrorKind::TooLong, "{e}");
+        assert_eq!(e.offset, MAX_GAME_LEN, "{e}");
+        assert!(e.reason.contains("1048576"), "{e}");
+    }
+    // A long text whose first game ends before the cap is read: only that game counts.
+    let two = format!("1. 32-28 1-0\n\n{}", "1. 32-28 ".repeat(big / 9));
+    assert_eq!(read_game(&two).unwrap().moves, ["32-28"]);
+}
+
+/// More than `MAX_MOVES` moves, and tokens longer than `MAX_MOVE_LEN`, are refused.
+#[test]
+fn moves_and_tokens_are_bounded() {
+    let moves = |n: usize| "32-28 28-32 ".repeat(n / 2);
+    let e = read_game(&moves(MAX_MOVES + 2)).unwrap_err();
+    assert_eq!(e.kind, PdnErrorKind::TooManyMoves, "{e}");
+    assert!(e.reason.contains("10000"), "{e}");
+    assert_eq!(read_game(&moves(MAX_MOVES)).unwrap().moves.len(), MAX_MOVES);
+    let long = "32x".repeat(MAX_MOVE_LEN / 3 + 1) + "28";
+    assert_eq!(
+        kind_of(&format!("1. {long} 1-0")),
+        PdnErrorKind::TokenTooLong
+    );
+    // Skipped tokens inside a variation are bounded too: nothing is kept of them.
+    assert_eq!(
+        kind_of(&format!("1. 32-28 ({long}) 1-0")),
+        PdnErrorKind::TokenTooLong
+    );
+    let fits = "32x".repeat(MAX_MOVE_LEN / 3 - 1) + "28";
+    assert_eq!(read_game(&format!("1. {fits} 1-0")).unwrap().moves, [fits]);
+}
+
+/// Deep nesting, huge numbers and NAGs are skipped in one pass, without recursion.
+#[test]
+fn deep_nesting_and_huge_numbers() {
+    let depth = 200_000;
+    let text = format!(
+        "1. 32-28 {}19-23{} 99999999999999999999. 33-29 $99999999999999999999 \
+         18446744073709551616...14-19!? 1-0",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    );
+    let game = read_game(&text).unwrap();
+    assert_eq!(game.moves, ["32-28", "33-29", "14-19"]);
+    assert_eq!(game.result.as_deref(), Some("1-0"));
+    let e = read_game(&"(".repeat(depth)).unwrap_err();
+    assert_eq!(e.kind, PdnErrorKind::Syntax);
+    assert!(e.reason.contains("not closed"), "{e}");
+}
+
+/// Only the first game of a text is read: what follows its result (or the next game's tags)
+/// does not matter, even when it is broken.
+#[test]
+fn only_the_first_game_is_read() {
+    let game =
+        read_game("[Event \"a\"]\n1. 32-28 1-0\n\n[Event \"b\"]\n1. 33-29 {never closed").unwrap();
+    assert_eq!(game.moves, ["32-28"]);
+    assert_eq!(game.result.as_deref(), Some("1-0"));
+    assert_eq!(game.tags, [("Event".to_string(), "a".to_string())]);
+    // A game without a result ends where the next game's tags begin.
+    let game = read_game("[Event \"a\"]\n1. 32-28\n\n[Event \"b\"]\n1. 33-29 *").unwrap();
+    assert_eq!(game.moves, ["32-28"]);
+    assert_eq!(game.result, None);
+}
+
+/// Tag values may hold `]`, escaped quotes and backslashes (the writer escapes `"` and `\`).
+#[test]
+fn tag_values_are_unescaped() {
+    let game = read_game(
+        "[Event \"a]b\"]\n[White \"Jan \\\"de\\\" Vries\"]\n[Black \"C:\\\\dir\\\\\"]\n[Site \"x\\ny\"]\n*",
+    )
+    .unwrap();
+    assert_eq!(
+        game.tags,
+        [
+            ("Event".to_string(), "a]b".to_string()),
+            ("White".to_string(), "Jan \"de\" Vries".to_string()),
+            ("Black".to_string(), "C:\\dir\\".to_string()),
+            ("Site".to_string(), "x\\ny".to_string()),
+        ]
+    );
+    for bad in [
+        "[Event \"x\"",
+        "[Event x]",
+        "[\"x\"]",
+        "[Event]",
+        "[Event \"x\" y]",
+        "[Event \"x\\\"]",
+        "[",
+    ] {
+        assert_eq!(kind_of(bad), PdnErrorKind::Syntax, "{bad}");
+    }
+}

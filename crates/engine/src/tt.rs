@@ -80,6 +80,17 @@ struct Bucket {
     slots: [Slot; WAYS],
 }
 
+impl Bucket {
+    fn empty() -> Bucket {
+        Bucket {
+            slots: std::array::from_fn(|_| Slot {
+                check: AtomicU64::new(0),
+                data: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
 /// Buckets of `WAYS` slots; a new entry replaces the shallowest or oldest slot of its bucket.
 pub struct Table {
     buckets: Vec<Bucket>,
@@ -88,24 +99,58 @@ pub struct Table {
 
 const WAYS: usize = 4;
 
+/// The table sizes a caller may ask for, in MiB (1 MiB to 64 GiB). Whether the machine can
+/// hold a size is only known when it is allocated: see [`Table::new`].
+pub const HASH_MB_RANGE: std::ops::RangeInclusive<usize> = 1..=65_536;
+
+/// A table that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    #[error("a hash table of {0} MiB is outside the range 1 to 65536 MiB")]
+    OutOfRange(usize),
+    #[error("cannot allocate a hash table of {0} MiB: not enough memory")]
+    NoMemory(usize),
+}
+
 impl Table {
-    /// A table of about `megabytes` MiB.
-    pub fn new(megabytes: usize) -> Table {
-        let wanted = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+    /// A table of about `megabytes` MiB (the largest power of two of buckets that fits), or an
+    /// error when the size is out of [`HASH_MB_RANGE`] or the memory cannot be had. Never aborts.
+    pub fn new(megabytes: usize) -> Result<Table, TableError> {
+        if !HASH_MB_RANGE.contains(&megabytes) {
+            return Err(TableError::OutOfRange(megabytes));
+        }
+        let bytes = megabytes
+            .checked_mul(1 << 20)
+            .ok_or(TableError::NoMemory(megabytes))?;
+        let wanted = (bytes / std::mem::size_of::<Bucket>()).max(1);
         // A power of two, at most the size asked for.
-        let count =
-            (wanted.next_power_of_two() / if wanted.is_power_of_two() { 1 } else { 2 }).max(1);
+        let count = if wanted.is_power_of_two() {
+            wanted
+        } else {
+            wanted.next_power_of_two() / 2
+        };
+        let mut buckets = Vec::new();
+        buckets
+            .try_reserve_exact(count)
+            .map_err(|_| TableError::NoMemory(megabytes))?;
+        buckets.resize_with(count, Bucket::empty);
+        Ok(Table {
+            buckets,
+            age: std::sync::atomic::AtomicU8::new(0),
+        })
+    }
+
+    /// One bucket: what is left when not even a MiB can be had.
+    pub fn tiny() -> Table {
         Table {
-            buckets: (0..count)
-                .map(|_| Bucket {
-                    slots: std::array::from_fn(|_| Slot {
-                        check: AtomicU64::new(0),
-                        data: AtomicU64::new(0),
-                    }),
-                })
-                .collect(),
+            buckets: vec![Bucket::empty()],
             age: std::sync::atomic::AtomicU8::new(0),
         }
+    }
+
+    /// Size in MiB (the power of two actually allocated).
+    pub fn megabytes(&self) -> usize {
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
     }
 
     pub fn clear(&self) {
@@ -188,10 +233,25 @@ mod tests {
             age: 5,
         };
         assert_eq!(Entry::unpack(e.pack()), e);
-        let t = Table::new(1);
+        let t = Table::new(1).unwrap();
         t.store(42, e);
         let got = t.probe(42).unwrap();
         assert_eq!((got.score, got.depth, got.best), (e.score, e.depth, e.best));
         assert!(t.probe(43).is_none());
+    }
+
+    #[test]
+    fn sizes_out_of_range_or_memory_are_errors_not_aborts() {
+        assert_eq!(Table::new(0).err(), Some(TableError::OutOfRange(0)));
+        assert_eq!(
+            Table::new(usize::MAX).err(),
+            Some(TableError::OutOfRange(usize::MAX))
+        );
+        assert_eq!(
+            Table::new(65_537).err(),
+            Some(TableError::OutOfRange(65_537))
+        );
+        assert_eq!(Table::new(3).unwrap().megabytes(), 2);
+        assert_eq!(Table::new(64).unwrap().megabytes(), 64);
     }
 }

@@ -89,6 +89,9 @@ impl<'a, B: Bits> Worker<'a, B> {
     ) -> SearchResult<B> {
         let mut moves = Vec::new();
         self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        if self.id == 0 {
+            reporter.root_moves(&moves);
+        }
         let mut result = SearchResult {
             best: moves.first().copied(),
             ponder: None,
@@ -186,21 +189,23 @@ impl<'a, B: Bits> Worker<'a, B> {
         }
     }
 
-    /// Whether to stop now (checked every 1024 nodes).
+    /// Whether to stop now. The flag is read at every node (a relaxed load of a line no one
+    /// writes costs nothing): the clock thread, a helper or the caller may have raised it. The
+    /// main thread also reads the clock every 1024 nodes, in case the clock thread could not
+    /// be started.
     fn should_stop(&mut self) -> bool {
         if self.aborted {
             return true;
         }
-        if self.nodes & 1023 == 0 {
-            if self.ctx.stop.load(Ordering::Relaxed) {
-                self.aborted = true;
-            } else if self.id == 0
-                && (self.ctx.hard_deadline.is_some_and(|d| Instant::now() >= d)
-                    || self.ctx.node_limit.is_some_and(|n| self.nodes >= n))
-            {
-                self.aborted = true;
-                self.ctx.stop.store(true, Ordering::Relaxed);
-            }
+        if self.ctx.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
+        } else if self.id == 0
+            && (self.ctx.node_limit.is_some_and(|n| self.nodes >= n)
+                || (self.nodes & 1023 == 0
+                    && self.ctx.hard_deadline.is_some_and(|d| Instant::now() >= d)))
+        {
+            self.aborted = true;
+            self.ctx.stop.store(true, Ordering::Relaxed);
         }
         self.aborted
     }

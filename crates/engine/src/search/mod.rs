@@ -192,7 +192,7 @@ impl<B: Bits> Engine<B> {
 
     /// Forgets everything learnt (a new game).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        Table::clear(&mut self.tt);
     }
 
     /// Searches the game's current position.

@@ -236,6 +236,10 @@ enum Command {
         /// Depth per move: 1 to 64.
         #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
+        /// Seconds the peer may stay silent when no clock bounds it (before its game request,
+        /// or in a game without a time limit): 1 to 86400.
+        #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
+        idle_timeout: usize,
     },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
@@ -422,6 +426,7 @@ fn main() -> ExitCode {
             connect,
             time,
             depth,
+            idle_timeout,
         } => commands::dxp::run(
             &catalogue,
             &commands::dxp::Args {
@@ -430,6 +435,7 @@ fn main() -> ExitCode {
                 connect: connect.as_deref(),
                 time,
                 depth,
+                idle: std::time::Duration::from_secs(idle_timeout as u64),
             },
         ),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),

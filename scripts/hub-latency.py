@@ -5,7 +5,9 @@ Runs the engine through slow work (a position whose capture generation is slow, 
 many threads, a large hash table) and prints the latency of each answer, for docs/reliability.md.
 Bounded: every wait has a time limit, and the engine is killed at the end.
 
-    scripts/hub-latency.py [path/to/damspel]      (default: target/release/damspel)
+    scripts/hub-latency.py [--quick] [path/to/damspel]   (default: target/release/damspel)
+
+--quick leaves out the slow capture generation (about a minute with today's generator).
 """
 
 import subprocess
@@ -14,7 +16,8 @@ import threading
 import time
 import queue
 
-BINARY = sys.argv[1] if len(sys.argv) > 1 else "target/release/damspel"
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+BINARY = ARGS[0] if ARGS else "target/release/damspel"
 
 # The audit's slow position (issue 10): Universal checkers, White to move, one king against 22.
 SLOW_KINGS_BLACK = "a3 a6 b6 b8 c1 c2 c5 c6 d2 d7 e1 e2 e3 e4 e6 f2 f5 g2 g3 g5 g7 h5".split()
@@ -41,6 +44,7 @@ class Hub:
             bufsize=1,
         )
         self.lines = queue.Queue()
+        self.passed = []
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -53,9 +57,13 @@ class Hub:
         return time.monotonic()
 
     def until(self, prefix, timeout):
-        """Seconds from now to the first line starting with `prefix` (None: not within timeout)."""
-        start = time.monotonic()
-        deadline = start + timeout
+        """(time, line) of the first line starting with `prefix`, not taken yet (None: not
+        within timeout). Lines passed over stay for later calls."""
+        for i, (at, line) in enumerate(self.passed):
+            if line.startswith(prefix):
+                del self.passed[i]
+                return at, line
+        deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -66,6 +74,10 @@ class Hub:
                 return None, None
             if line.startswith(prefix):
                 return at, line
+            self.passed.append((at, line))
+
+    def ready(self, timeout):
+        self.until("ready", timeout)
 
     def ping(self, timeout=30):
         sent = self.send("ping")
@@ -97,7 +109,7 @@ def slow_generation():
     hub = Hub()
     try:
         hub.handshake("universal")
-        hub.until("ready", 30)
+        hub.ready(30)
         pos = hub_position_8x8_all([SLOW_KING_WHITE], SLOW_KINGS_BLACK)
         hub.send(f"pos pos={pos}")
         hub.send("level move-time=1")
@@ -137,10 +149,10 @@ def big_hash_and_threads():
         hub.handshake("international", ["set-param name=hash value=4096"])
         time.sleep(0.01)
         print("  ping during init:", ms(hub.ping(timeout=120)))
-        hub.until("ready", 120)
+        hub.ready(120)
         hub.send("set-param name=threads value=64")
         hub.send("init")
-        hub.until("ready", 120)
+        hub.ready(120)
         hub.send("new-game")
         print("  ping during new-game (clearing the table):", ms(hub.ping(timeout=120)))
         hub.send("pos start")
@@ -151,10 +163,25 @@ def big_hash_and_threads():
         print("  ping during a 64-thread search:", ", ".join(ms(p) for p in pings))
         at, _ = hub.until("done", 120)
         print(f"  done after {ms(None if at is None else at - go)} (move-time 0.5 s)")
+        hub.send("set-param name=threads value=256")
+        hub.send("init")
+        hub.ready(120)
+        hub.send("level move-time=3")
+        go = hub.send("go think")
+        pings = []
+        for _ in range(20):
+            time.sleep(0.1)
+            pings.append(hub.ping(timeout=120))
+        print("  20 pings during a 256-thread search, one every 0.1 s:", ", ".join(ms(p) for p in pings))
+        pings.sort()
+        print(f"  median {ms(pings[10])}, max {ms(pings[-1])}")
+        at, _ = hub.until("done", 120)
+        print(f"  done after {ms(None if at is None else at - go)} (move-time 3 s)")
     finally:
         hub.close()
 
 
 if __name__ == "__main__":
     big_hash_and_threads()
-    slow_generation()
+    if "--quick" not in sys.argv:
+        slow_generation()

@@ -18,7 +18,7 @@ use damspel_rules::{Bits, Game, Move, Rules};
 use crate::eval::{Evaluator, Weights};
 use crate::score::Score;
 use crate::tt::{Table, TableError};
-use worker::Worker;
+use worker::{Buffers, Worker};
 
 /// The deepest iteration.
 pub const MAX_DEPTH: u32 = 64;
@@ -251,6 +251,7 @@ impl<B: Bits> Engine<B> {
                         return None;
                     }
                     let context = context.clone();
+                    let buffers = Buffers::new(&context);
                     let gate = gate.clone();
                     std::thread::Builder::new()
                         .spawn_scoped(scope, move || {
@@ -260,7 +261,7 @@ impl<B: Bits> Engine<B> {
                                 is_open = opened.wait(is_open).unwrap_or_else(|e| e.into_inner());
                             }
                             drop(is_open);
-                            let mut worker = Worker::new(&context, id);
+                            let mut worker = Worker::new(&context, id, buffers);
                             worker.iterate(&root, &mut Silent);
                         })
                         .ok()
@@ -268,7 +269,7 @@ impl<B: Bits> Engine<B> {
                 .collect();
             *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
             gate.1.notify_all();
-            let mut main = Worker::new(&context, 0);
+            let mut main = Worker::new(&context, 0, Buffers::new(&context));
             let result = main.iterate(&root, reporter);
             // The helpers stop when the main thread does.
             context.stop.store(true, Ordering::Relaxed);

@@ -62,8 +62,41 @@ struct Counters {
     endgame: u32,
 }
 
+/// A worker's memory, allocated by the thread that starts the search: hundreds of helpers
+/// allocating at once would contend for the allocator and the address space, and stall every
+/// other thread of the program (the Hub's, which must answer at once) while they start.
+pub(super) struct Buffers<B: Bits> {
+    hashes: Vec<u64>,
+    lists: Vec<Vec<Move<B>>>,
+    scores: Vec<Vec<i32>>,
+    killers: Vec<[(u8, u8); 2]>,
+    history: Vec<i32>,
+    pv: Vec<Vec<Move<B>>>,
+}
+
+impl<B: Bits> Buffers<B> {
+    pub fn new(ctx: &Context<B>) -> Buffers<B> {
+        Buffers {
+            hashes: ctx.history.clone(),
+            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            killers: vec![[(u8::MAX, u8::MAX); 2]; MAX_PLY + 1],
+            history: vec![0; 2 * 128 * 128],
+            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+        }
+    }
+}
+
 impl<'a, B: Bits> Worker<'a, B> {
-    pub fn new(ctx: &'a Context<B>, id: usize) -> Worker<'a, B> {
+    pub fn new(ctx: &'a Context<B>, id: usize, buffers: Buffers<B>) -> Worker<'a, B> {
+        let Buffers {
+            hashes,
+            lists,
+            scores,
+            killers,
+            history,
+            pv,
+        } = buffers;
         Worker {
             ctx,
             rules: &ctx.rules,
@@ -72,12 +105,12 @@ impl<'a, B: Bits> Worker<'a, B> {
             nodes: 0,
             seldepth: 0,
             aborted: false,
-            hashes: ctx.history.clone(),
-            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            killers: vec![[(u8::MAX, u8::MAX); 2]; MAX_PLY + 1],
-            history: vec![0; 2 * 128 * 128],
-            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            hashes,
+            lists,
+            scores,
+            killers,
+            history,
+            pv,
         }
     }
 

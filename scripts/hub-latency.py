@@ -87,6 +87,12 @@ class Hub:
     def handshake(self, variant, extra=()):
         self.send("hub")
         self.until("wait", 30)
+        # The declared maxima (`param name=threads ... max=N`).
+        self.maxima = {}
+        for _, line in self.passed:
+            if line.startswith("param name=") and " max=" in line:
+                name = line.split()[1].split("=")[1]
+                self.maxima[name] = int(line.split(" max=")[1].split()[0])
         self.send(f"set-param name=variant value={variant}")
         for line in extra:
             self.send(line)
@@ -143,14 +149,14 @@ def slow_generation():
 
 
 def big_hash_and_threads():
-    print("International, hash=4096 and threads=64:")
+    print("International, hash=4096 and threads=64 (then the most threads declared):")
     hub = Hub()
     try:
         hub.handshake("international", ["set-param name=hash value=4096"])
         time.sleep(0.01)
         print("  ping during init:", ms(hub.ping(timeout=120)))
         hub.ready(120)
-        hub.send("set-param name=threads value=64")
+        hub.send(f"set-param name=threads value={min(64, hub.maxima['threads'])}")
         hub.send("init")
         hub.ready(120)
         hub.send("new-game")
@@ -160,10 +166,11 @@ def big_hash_and_threads():
         go = hub.send("go think")
         time.sleep(0.1)
         pings = [hub.ping(timeout=120) for _ in range(3)]
-        print("  ping during a 64-thread search:", ", ".join(ms(p) for p in pings))
+        print("  ping during a search with 64 threads (or the most):", ", ".join(ms(p) for p in pings))
         at, _ = hub.until("done", 120)
         print(f"  done after {ms(None if at is None else at - go)} (move-time 0.5 s)")
-        hub.send("set-param name=threads value=256")
+        most = hub.maxima["threads"]
+        hub.send(f"set-param name=threads value={most}")
         hub.send("init")
         hub.ready(120)
         hub.send("level move-time=3")
@@ -172,7 +179,8 @@ def big_hash_and_threads():
         for _ in range(20):
             time.sleep(0.1)
             pings.append(hub.ping(timeout=120))
-        print("  20 pings during a 256-thread search, one every 0.1 s:", ", ".join(ms(p) for p in pings))
+        print(f"  20 pings during a {most}-thread search, one every 0.1 s:",
+              ", ".join(ms(p) for p in pings))
         pings.sort()
         print(f"  median {ms(pings[10])}, max {ms(pings[-1])}")
         at, _ = hub.until("done", 120)

@@ -1,6 +1,7 @@
-//! What this machine can hold: the largest hash table a user may ask for.
+//! What this machine can hold: the largest hash table and the most search threads a user may
+//! ask for.
 
-use damspel_engine::HASH_MB_RANGE;
+use damspel_engine::{HASH_MB_RANGE, MAX_THREADS};
 
 /// Used when the machine's memory cannot be read (other systems than Linux).
 const UNKNOWN_MEMORY_MAX_HASH_MB: usize = 4096;
@@ -30,4 +31,23 @@ pub fn check_hash_mb(mb: usize) -> anyhow::Result<usize> {
         );
     }
     Ok(mb)
+}
+
+/// The most search threads a user may ask for: four per core (more add nothing to the search
+/// and, hundreds on a few cores, starve the program's other threads: the Hub's answers), at most
+/// the engine's 256.
+pub fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).clamp(1, MAX_THREADS)
+}
+
+/// Checks a thread count a user asked for: one line saying what is allowed.
+pub fn check_threads(threads: usize) -> anyhow::Result<usize> {
+    let max = max_threads();
+    if !(1..=max).contains(&threads) {
+        anyhow::bail!(
+            "--threads must be from 1 to {max} on this machine (four per core), not {threads}"
+        );
+    }
+    Ok(threads)
 }

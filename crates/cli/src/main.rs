@@ -98,7 +98,7 @@ enum Command {
         /// Depth in plies: 1 to 64.
         #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
-        /// Search threads: 1 to 256.
+        /// Search threads: 1 to 256, and at most four per core of the machine.
         #[arg(long, default_value_t = 1, value_parser = options::threads())]
         threads: usize,
         /// Transposition table size in MiB: 1 to 65536, and at most half the machine's memory.

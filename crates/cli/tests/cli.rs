@@ -420,20 +420,29 @@ fn numeric_options_outside_their_range_are_one_line_errors() {
     }
 }
 
+/// The most threads `analyze` and the Hub take here: four per core, at most 256.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).min(256)
+}
+
 #[test]
 fn the_most_threads_still_keep_the_time() {
-    let out = damspel_within(
-        &[
-            "analyze",
-            "international",
-            "--threads",
-            "256",
-            "--time",
-            "0.3",
-        ],
-        std::time::Duration::from_secs(10),
-    )
-    .expect("256 threads end within their time and a few seconds of slack");
+    let too_many = (max_threads() + 1).to_string();
+    let out = damspel(&["analyze", "international", "--threads", &too_many]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("four per core"), "{}", stderr(&out));
+    let most = max_threads().to_string();
+    let args = [
+        "analyze",
+        "international",
+        "--threads",
+        &most,
+        "--time",
+        "0.3",
+    ];
+    let out = damspel_within(&args, std::time::Duration::from_secs(10))
+        .expect("the most threads end within their time and a few seconds of slack");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("bestmove "));
 }

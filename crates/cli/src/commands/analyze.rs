@@ -72,6 +72,7 @@ pub fn score_json(kind: ScoreKind) -> serde_json::Value {
 
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     crate::machine::check_hash_mb(args.hash)?;
+    crate::machine::check_threads(args.threads)?;
     let variant = catalogue.get(args.id)?;
     let limits = limits(args.time, args.depth)?;
     with_rules!(variant, |rules| analyze(Arc::new(rules), args, &limits))

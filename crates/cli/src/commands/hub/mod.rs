@@ -23,7 +23,6 @@ use std::sync::mpsc;
 use std::sync::Arc;
 
 use anyhow::Result;
-use damspel_engine::MAX_THREADS;
 use damspel_protocol::hub::{Command, EngineId, HubError, Identity, Limits, Params};
 use damspel_rules::Catalogue;
 
@@ -80,7 +79,7 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
             hash_mb: 64,
         },
         limits: Limits {
-            max_threads: MAX_THREADS as u32,
+            max_threads: crate::machine::max_threads() as u32,
             max_hash_mb: crate::machine::max_hash_mb() as u32,
         },
     })
@@ -88,7 +87,7 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
 
 pub fn run(catalogue: &Catalogue) -> Result<()> {
     let identity = identity(catalogue)?;
-    let shared = Arc::new(Shared::default());
+    let shared = Arc::new(Shared::new());
     let (input_tx, input) = mpsc::channel();
     std::thread::spawn(move || read_input(input_tx));
     let (engine, events) = mpsc::channel();

@@ -1,21 +1,24 @@
 //! What the desk and the engine side share: standard output and the few facts that decide
-//! which of them writes `pong` and `done`. Both live behind one lock, so a line is written and
-//! the state that decides it changes in one step.
+//! which of them writes `pong` and `done`. Both live behind one lock, so a line is queued and
+//! the state that decides it changes in one step. A writer thread of its own writes the queued
+//! lines: no thread holds the lock across a system call, so a thread preempted while holding
+//! it (hundreds of search threads share two cores) holds it for a few instructions at most.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use damspel_protocol::hub::Response;
 
-#[derive(Default)]
 pub(super) struct Shared {
     state: Mutex<State>,
 }
 
-#[derive(Default)]
 pub(super) struct State {
+    /// Lines for the writer thread.
+    out: Sender<String>,
     /// Messages handed to the engine side and not yet handled: while there are some, a `ping`
     /// waits for them (so it follows their answers) but not for long.
     pub in_flight: usize,
@@ -57,16 +60,10 @@ impl Search {
 }
 
 impl State {
-    /// Writes one line; if the GUI has gone, the engine quits.
+    /// Queues one line for standard output.
     pub fn say(&mut self, response: &Response) {
-        let stdout = io::stdout();
-        let mut out = stdout.lock();
-        if writeln!(out, "{response}")
-            .and_then(|()| out.flush())
-            .is_err()
-        {
-            std::process::exit(0);
-        }
+        // The writer only ends with the program.
+        let _ = self.out.send(response.to_string());
     }
 
     /// Answers ping number `id` unless it was answered.
@@ -125,6 +122,33 @@ impl State {
 }
 
 impl Shared {
+    /// The shared state and the thread that writes standard output (if the GUI has gone, the
+    /// engine quits).
+    pub fn new() -> Shared {
+        let (out, lines) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            let stdout = io::stdout();
+            for line in lines {
+                let mut out = stdout.lock();
+                if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                    std::process::exit(0);
+                }
+            }
+        });
+        Shared {
+            state: Mutex::new(State {
+                out,
+                in_flight: 0,
+                pongs: 0,
+                gos: 0,
+                dones: 0,
+                skip_dones: 0,
+                stop_answer_at: None,
+                search: None,
+            }),
+        }
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding the lock (there is no code that can) leaves the state usable.
         self.state.lock().unwrap_or_else(|e| e.into_inner())

@@ -91,6 +91,9 @@ impl LinkError {
     }
 }
 
+/// How long a send may wait for the peer to read.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// One TCP connection carrying DXP messages, with a transcript of everything sent (`> `) and
 /// received (`< `).
 pub struct DxpConnection {
@@ -103,6 +106,8 @@ pub struct DxpConnection {
 impl DxpConnection {
     pub fn new(stream: TcpStream) -> io::Result<DxpConnection> {
         stream.set_nodelay(true)?;
+        // A peer that stops reading must not hold a send for ever.
+        stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
         let peer = stream.peer_addr()?;
         Ok(DxpConnection {
             stream,
@@ -124,6 +129,23 @@ impl DxpConnection {
 
     pub fn peer_addr(&self) -> SocketAddr {
         self.peer
+    }
+
+    /// Whether the peer has closed the connection (or it broke), checked at once without
+    /// consuming anything: a message that has arrived stays to be received.
+    pub fn peer_closed(&self) -> bool {
+        let mut byte = [0u8; 1];
+        if self.stream.set_nonblocking(true).is_err() {
+            return true;
+        }
+        let seen = self.stream.peek(&mut byte);
+        let restored = self.stream.set_nonblocking(false);
+        match seen {
+            Ok(0) => true,
+            Ok(_) => restored.is_err(),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => restored.is_err(),
+            Err(_) => true,
+        }
     }
 
     /// Every message sent (`> text`) and received (`< text`), in order.

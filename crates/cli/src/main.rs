@@ -4,6 +4,8 @@
 mod board_view;
 mod catalogue;
 mod commands;
+mod machine;
+mod options;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -67,8 +69,9 @@ enum Command {
     Perft {
         /// Variant id or alias.
         id: String,
-        /// Depth in plies.
-        depth: u32,
+        /// Depth in plies: 0 to 64.
+        #[arg(value_parser = options::count(0, 64))]
+        depth: usize,
         /// Position in PDN FEN (default: the start position).
         #[arg(long)]
         fen: Option<String>,
@@ -89,17 +92,17 @@ enum Command {
         /// Position in PDN FEN (default: the start position).
         #[arg(long)]
         fen: Option<String>,
-        /// Seconds to think (default 5 when no depth is given).
-        #[arg(long)]
+        /// Seconds to think: 0.001 to 86400 (default 5 when no depth is given).
+        #[arg(long, value_parser = options::seconds())]
         time: Option<f64>,
-        /// Depth in plies.
-        #[arg(long)]
+        /// Depth in plies: 1 to 64.
+        #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
-        /// Search threads.
-        #[arg(long, default_value_t = 1)]
+        /// Search threads: 1 to 256, and at most four per core of the machine.
+        #[arg(long, default_value_t = 1, value_parser = options::threads())]
         threads: usize,
-        /// Transposition table size in MiB.
-        #[arg(long, default_value_t = 64)]
+        /// Transposition table size in MiB: 1 to 65536, and at most half the machine's memory.
+        #[arg(long, default_value_t = 64, value_parser = options::hash())]
         hash: usize,
         #[arg(long)]
         json: bool,
@@ -108,11 +111,11 @@ enum Command {
     Play {
         /// Variant id or alias.
         id: String,
-        /// Seconds the engine thinks per move (default 2 when no depth is given).
-        #[arg(long)]
+        /// Seconds the engine thinks per move: 0.001 to 86400 (default 2 when no depth is given).
+        #[arg(long, value_parser = options::seconds())]
         time: Option<f64>,
-        /// Depth the engine searches per move.
-        #[arg(long)]
+        /// Depth the engine searches per move: 1 to 64.
+        #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
         /// Your colour: white or black (default white).
         #[arg(long)]
@@ -125,17 +128,17 @@ enum Command {
     Tune {
         /// Variant id or alias.
         id: String,
-        /// Self-play games to generate.
-        #[arg(long, default_value_t = 2000)]
+        /// Self-play games to generate: 2 to 1000000.
+        #[arg(long, default_value_t = 2000, value_parser = options::count(2, 1_000_000))]
         games: usize,
-        /// Search depth of the self-play games.
-        #[arg(long, default_value_t = 4)]
+        /// Search depth of the self-play games: 1 to 64.
+        #[arg(long, default_value_t = 4, value_parser = options::depth())]
         depth: u32,
         /// Where to write the weights (default weights/ID.toml).
         #[arg(long)]
         out: Option<String>,
-        /// Games played at the same time.
-        #[arg(long, default_value_t = 2)]
+        /// Games played at the same time: 1 to 256.
+        #[arg(long, default_value_t = 2, value_parser = options::count(1, 256))]
         concurrency: usize,
         /// Seed of the openings.
         #[arg(long, default_value_t = 1)]
@@ -144,18 +147,18 @@ enum Command {
         /// weights derived from the rules).
         #[arg(long)]
         weights: Option<String>,
-        /// Random plies of each opening.
-        #[arg(long, default_value_t = 8)]
+        /// Random plies of each opening: 0 to 100.
+        #[arg(long, default_value_t = 8, value_parser = options::count(0, 100))]
         openings: usize,
-        /// Adjudicate a draw after this many plies.
-        #[arg(long, default_value_t = 300)]
+        /// Adjudicate a draw after this many plies: 1 to 10000.
+        #[arg(long, default_value_t = 300, value_parser = options::count(1, 10_000))]
         max_plies: usize,
-        /// Plies at the start of each game whose positions are not used.
-        #[arg(long, default_value_t = 12)]
+        /// Plies at the start of each game whose positions are not used: 0 to 10000.
+        #[arg(long, default_value_t = 12, value_parser = options::count(0, 10_000))]
         skip: usize,
         /// Ridge strength pulling the weights toward the starting ones: this times the sum of
-        /// the squared changes in men is added to the error (0: none).
-        #[arg(long, default_value_t = 0.001)]
+        /// the squared changes in men is added to the error (0: none): 0 to 1000.
+        #[arg(long, default_value_t = 0.001, value_parser = options::real(0.0, 1000.0))]
         ridge: f64,
     },
     /// Print the evaluation weights a variant plays with (or the ones derived from its rules).
@@ -177,27 +180,27 @@ enum Command {
         /// external Hub engine (e.g. "hub:dame hub"). Give it twice.
         #[arg(long = "engine", value_name = "SPEC")]
         engines: Vec<String>,
-        /// Number of games (each opening is played twice, colours swapped).
-        #[arg(long, default_value_t = 100)]
+        /// Number of games (each opening is played twice, colours swapped): 1 to 1000000.
+        #[arg(long, default_value_t = 100, value_parser = options::count(1, 1_000_000))]
         games: usize,
-        /// Seconds per move for engines that do not set their own.
-        #[arg(long)]
+        /// Seconds per move for engines that do not set their own: 0.001 to 86400.
+        #[arg(long, value_parser = options::seconds())]
         time: Option<f64>,
-        /// Depth for engines that do not set their own.
-        #[arg(long)]
+        /// Depth for engines that do not set their own: 1 to 64.
+        #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
-        /// Games played at the same time.
-        #[arg(long, default_value_t = 1)]
+        /// Games played at the same time: 1 to 256.
+        #[arg(long, default_value_t = 1, value_parser = options::count(1, 256))]
         concurrency: usize,
-        /// Random plies played before the engines take over, or a file of openings: one per
+        /// Random plies (0 to 100) played before the engines take over, or a file of openings: one per
         /// line as moves from the start position (`32-28 19-23 28x19 14x23`), or PDN games.
         #[arg(long, default_value = "4", value_name = "PLIES|FILE")]
         openings: String,
         /// Write every game to this PDN file.
         #[arg(long)]
         pdn: Option<String>,
-        /// Adjudicate a draw after this many plies.
-        #[arg(long, default_value_t = 400)]
+        /// Adjudicate a draw after this many plies: 1 to 10000.
+        #[arg(long, default_value_t = 400, value_parser = options::count(1, 10_000))]
         max_plies: usize,
         /// Seed of the random openings and random players.
         #[arg(long, default_value_t = 1)]
@@ -208,8 +211,8 @@ enum Command {
     },
     /// Search fixed positions of several variants to a fixed depth: total nodes and speed.
     Bench {
-        /// Depth of every search.
-        #[arg(long, default_value_t = 9)]
+        /// Depth of every search: 1 to 64.
+        #[arg(long, default_value_t = 9, value_parser = options::depth())]
         depth: u32,
         #[arg(long)]
         json: bool,
@@ -227,20 +230,24 @@ enum Command {
         /// Connect to a peer at this address and propose the game.
         #[arg(long)]
         connect: Option<String>,
-        /// Seconds per move.
-        #[arg(long)]
+        /// Seconds per move: 0.001 to 86400.
+        #[arg(long, value_parser = options::seconds())]
         time: Option<f64>,
-        /// Depth per move.
-        #[arg(long)]
+        /// Depth per move: 1 to 64.
+        #[arg(long, value_parser = options::depth())]
         depth: Option<u32>,
+        /// Seconds the peer may stay silent when no clock bounds it (before its game request,
+        /// or in a game without a time limit): 1 to 86400.
+        #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
+        idle_timeout: usize,
     },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
-        /// Deepest depth in plies.
-        #[arg(long, default_value_t = 6)]
+        /// Deepest depth in plies: 1 to 64.
+        #[arg(long, default_value_t = 6, value_parser = options::depth())]
         depth: u32,
-        /// Worker threads (variants are counted in parallel).
-        #[arg(long, default_value_t = 2)]
+        /// Worker threads (variants are counted in parallel): 1 to 256.
+        #[arg(long, default_value_t = 2, value_parser = options::threads())]
         threads: usize,
         /// One JSON array of rows instead of the Markdown page.
         #[arg(long)]
@@ -310,7 +317,7 @@ fn main() -> ExitCode {
             &catalogue,
             &commands::perft::Args {
                 id: &id,
-                depth,
+                depth: depth as u32,
                 fen: fen.as_deref(),
                 paths,
                 divide,
@@ -419,6 +426,7 @@ fn main() -> ExitCode {
             connect,
             time,
             depth,
+            idle_timeout,
         } => commands::dxp::run(
             &catalogue,
             &commands::dxp::Args {
@@ -427,6 +435,7 @@ fn main() -> ExitCode {
                 connect: connect.as_deref(),
                 time,
                 depth,
+                idle: std::time::Duration::from_secs(idle_timeout as u64),
             },
         ),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),

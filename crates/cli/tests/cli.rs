@@ -102,7 +102,7 @@ fn errors_are_one_line_with_a_failing_exit() {
             vec!["moves", "international", "--fen", "W:W3"],
             "promotion squares",
         ),
-        (vec!["perft", "turkish", "999"], "too large"),
+        (vec!["perft", "turkish", "999"], "not in 0..=64"),
         (vec!["rules", "nosuch"], "unknown variant"),
         (vec!["perft", "turkish", "x"], "invalid value 'x'"),
         (vec!["perft", "turkish", "-1"], "'-1'"),
@@ -278,4 +278,171 @@ fn analyze_json_answers_a_finished_position() {
     let out = damspel(&["analyze", "turkish", "--fen", "W:WKa1:Bh8"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("the game is over"));
+}
+
+/// Runs the binary, killing it after `limit` (None: it did not end in time).
+fn damspel_within(args: &[&str], limit: std::time::Duration) -> Option<Output> {
+    use std::process::Stdio;
+    use std::time::Instant;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn numeric_options_outside_their_range_are_one_line_errors() {
+    // Issue 10: `--hash 18446744073709551615` panicked, `--hash 1048576` aborted, `--threads
+    // 2000` ignored `--time`. Every numeric option has a range, given in --help.
+    let cases: &[&[&str]] = &[
+        &["analyze", "international", "--hash", "18446744073709551615"],
+        &["analyze", "international", "--hash", "1048576"],
+        &[
+            "analyze",
+            "international",
+            "--hash",
+            "65536",
+            "--depth",
+            "1",
+        ],
+        &["analyze", "international", "--hash", "0"],
+        &["analyze", "international", "--threads", "2000"],
+        &["analyze", "international", "--threads", "0"],
+        &["analyze", "international", "--time", "nan"],
+        &["analyze", "international", "--time", "inf"],
+        &["analyze", "international", "--time=-1"],
+        &["analyze", "international", "--time", "0"],
+        &["analyze", "international", "--time", "1e300"],
+        &["analyze", "international", "--depth", "0"],
+        &["analyze", "international", "--depth", "65"],
+        &["play", "international", "--time", "NaN"],
+        &["play", "international", "--depth", "4294967296"],
+        &["perft", "international", "65"],
+        &["perft-table", "--threads", "0"],
+        &["bench", "--depth", "100"],
+        &["dxp", "--listen", "127.0.0.1:0", "--time", "-0"],
+        &["tune", "international", "--games", "1"],
+        &["tune", "international", "--concurrency", "100000"],
+        &["tune", "international", "--ridge", "nan"],
+        &[
+            "tune",
+            "international",
+            "--openings",
+            "18446744073709551615",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "random",
+            "--engine",
+            "random",
+            "--concurrency",
+            "0",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "random",
+            "--engine",
+            "random",
+            "--games",
+            "0",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "random",
+            "--engine",
+            "random",
+            "--max-plies",
+            "0",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "random",
+            "--engine",
+            "random",
+            "--openings",
+            "1000000",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "damspel:depth=99",
+            "--engine",
+            "random",
+        ],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "damspel:time=inf",
+            "--engine",
+            "random",
+        ],
+    ];
+    for args in cases {
+        let out = damspel_within(args, std::time::Duration::from_secs(20))
+            .unwrap_or_else(|| panic!("{args:?} did not end"));
+        let err = stderr(&out);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("damspel: "), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // The ranges are in the help.
+    let help = stdout(&damspel(&["analyze", "--help"]));
+    for range in ["1 to 64", "1 to 256", "1 to 65536", "0.001 to 86400"] {
+        assert!(help.contains(range), "{range} not in {help}");
+    }
+}
+
+/// The most threads `analyze` and the Hub take here: four per core, at most 256.
+fn max_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores * 4).min(256)
+}
+
+#[test]
+fn the_most_threads_still_keep_the_time() {
+    let too_many = (max_threads() + 1).to_string();
+    let out = damspel(&["analyze", "international", "--threads", &too_many]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("four per core"), "{}", stderr(&out));
+    let most = max_threads().to_string();
+    let args = [
+        "analyze",
+        "international",
+        "--threads",
+        &most,
+        "--time",
+        "0.3",
+    ];
+    let out = damspel_within(&args, std::time::Duration::from_secs(10))
+        .expect("the most threads end within their time and a few seconds of slack");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("bestmove "));
 }

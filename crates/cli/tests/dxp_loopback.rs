@@ -546,3 +546,52 @@ fn chat_take_backs_and_a_resignation() {
         assert!(log.contains(expected), "{expected:?} in\n{log}");
     }
 }
+
+#[test]
+fn a_search_ends_when_the_peer_leaves() {
+    // Damspel plays White to depth 64 (a search that would run for hours); the peer leaves
+    // during it: the search stops and the program ends at once, instead of thinking for no one.
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "64"]);
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    conn.send(&Message::GameRequest(GameRequest {
+        version: 1,
+        initiator: "leaving test".into(),
+        follower_color: Color::White,
+        minutes: 0,
+        moves: 0,
+        start: Start::Standard,
+    }))
+    .unwrap();
+    match conn.receive(Some(DEADLINE)).unwrap() {
+        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
+        other => panic!("{other:?}"),
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let left = Instant::now();
+    drop(conn);
+    let out = program.finish();
+    assert!(
+        left.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        left.elapsed()
+    );
+    assert!(!out.ok);
+    assert!(
+        out.stderr
+            .contains("closed the connection during our search"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_silent_peer_is_dropped_after_the_idle_time() {
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--idle-timeout", "1"]);
+    let addr = program.listening_address();
+    let _silent = std::net::TcpStream::connect(addr.as_str()).unwrap();
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(out.stderr.contains("no GAMEREQ"), "{}", out.stderr);
+    assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
+}

@@ -125,7 +125,7 @@ fn hub_specs_are_checked() {
         "--time=0",
     ]);
     assert!(
-        !ok && stderr.contains("positive number of seconds"),
+        !ok && stderr.contains("not a number of seconds from 0.001 to 86400"),
         "{stderr}"
     );
     // An engine that cannot be started loses every game; the match still reports.

@@ -391,3 +391,172 @@ fn malformed_lines_get_an_error_and_the_engine_goes_on() {
     assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
     assert!(hub.close().success());
 }
+
+/// Issue 10's position whose capture generation took minutes (Universal checkers, a White king
+/// against 22 Black kings), in Hub notation: squares a1, b1, …, h8.
+fn slow_universal_position() -> String {
+    let black = "a3 a6 b6 b8 c1 c2 c5 c6 d2 d7 e1 e2 e3 e4 e6 f2 f5 g2 g3 g5 g7 h5";
+    let mut cells = vec!['e'; 64];
+    let index = |name: &str| {
+        let b = name.as_bytes();
+        (b[1] - b'1') as usize * 8 + (b[0] - b'a') as usize
+    };
+    cells[index("b7")] = 'W';
+    for name in black.split(' ') {
+        cells[index(name)] = 'B';
+    }
+    format!("W{}", cells.into_iter().collect::<String>())
+}
+
+/// The time until the first line for which `last` holds.
+fn answered_within(hub: &mut Hub, last: impl Fn(&str) -> bool) -> (Duration, Vec<String>) {
+    let start = Instant::now();
+    let lines = hub.until(last, Duration::from_secs(120));
+    (start.elapsed(), lines)
+}
+
+/// The bound asserted for "at once" (the goal is 100 ms; the figures measured are in
+/// docs/reliability.md): generous, so that a loaded CI machine does not fail it.
+const AT_ONCE: Duration = Duration::from_secs(1);
+
+#[test]
+fn ping_stop_and_quit_are_answered_at_once_whatever_the_engine_is_doing() {
+    // Slow work of every kind: a position whose moves take long to generate (issue 10: pong
+    // after 89 s, done after 264 s for move-time=1), threads to start and stop.
+    let mut hub = Hub::start();
+    hub.send("hub");
+    hub.until(|l| l == "wait", Duration::from_secs(10));
+    hub.send("set-param name=variant value=universal");
+    hub.send("set-param name=threads value=8");
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    let pos = slow_universal_position();
+
+    // A timed search: pings answered during it, done within its time.
+    hub.send(&format!("pos pos={pos}"));
+    hub.send("level move-time=0.2");
+    let go = Instant::now();
+    hub.send("go think");
+    std::thread::sleep(Duration::from_millis(50));
+    for _ in 0..3 {
+        hub.send("ping");
+        let (took, lines) = answered_within(&mut hub, |l| l == "pong");
+        assert!(took < AT_ONCE, "pong after {took:?}: {lines:?}");
+    }
+    let lines = hub.until(|l| l.starts_with("done"), Duration::from_secs(120));
+    assert!(
+        go.elapsed() < Duration::from_millis(200) + AT_ONCE,
+        "done after {:?} for move-time=0.2: {lines:?}",
+        go.elapsed()
+    );
+
+    // A position whose move must be checked (a generation), then ping.
+    hub.send(&format!("pos pos={pos} moves=\"b7xh8\""));
+    hub.send("ping");
+    let (took, lines) = answered_within(&mut hub, |l| l == "pong");
+    assert!(took < AT_ONCE, "pong after {took:?}: {lines:?}");
+
+    // An analysis, stopped.
+    hub.send(&format!("pos pos={pos}"));
+    hub.send("level infinite");
+    hub.send("go analyze");
+    std::thread::sleep(Duration::from_millis(50));
+    hub.send("stop");
+    let (took, lines) = answered_within(&mut hub, |l| l.starts_with("done"));
+    assert!(took < AT_ONCE, "done after {took:?} for stop: {lines:?}");
+
+    // Quit in the middle of everything.
+    hub.send("level move-time=10");
+    hub.send("go think");
+    std::thread::sleep(Duration::from_millis(50));
+    let quit = Instant::now();
+    hub.send("quit");
+    loop {
+        if let Some(status) = hub.child.try_wait().unwrap() {
+            assert!(status.success());
+            break;
+        }
+        assert!(quit.elapsed() < AT_ONCE, "still running after quit");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn hash_and_threads_beyond_what_the_machine_holds_are_refused_and_init_never_aborts() {
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until(|l| l == "wait", Duration::from_secs(10));
+    let hash = lines
+        .iter()
+        .find(|l| l.starts_with("param name=hash "))
+        .unwrap();
+    let max: u64 = value(hash, "max").unwrap().parse().unwrap();
+    // At most half the machine's memory (Linux tells it in /proc/meminfo).
+    if let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") {
+        let kib: u64 = meminfo
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        assert!(max <= kib / 1024 / 2, "hash max {max} MiB of {kib} KiB");
+    }
+    assert!((1..=65_536).contains(&max), "{hash}");
+    // Four threads per core at most (hundreds on a few cores would starve the answers).
+    let threads = lines
+        .iter()
+        .find(|l| l.starts_with("param name=threads "))
+        .unwrap();
+    let max_threads: u64 = value(threads, "max").unwrap().parse().unwrap();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
+    assert_eq!(max_threads, (cores * 4).min(256), "{threads}");
+    // Issue 10: the advertised 65536 was accepted and `init` aborted. Above the machine's
+    // maximum is an error now; the maximum itself is taken and `init` answers.
+    for bad in [
+        format!("set-param name=hash value={}", max + 1),
+        "set-param name=hash value=18446744073709551615".to_string(),
+        format!("set-param name=threads value={}", max_threads + 1),
+    ] {
+        hub.send(&bad);
+        let lines = hub.ping();
+        assert!(lines[0].starts_with("error message="), "{bad}: {lines:?}");
+    }
+    hub.send(&format!("set-param name=hash value={max}"));
+    hub.send(&format!("set-param name=threads value={max_threads}"));
+    hub.send("init");
+    let lines = hub.until(|l| l == "ready", Duration::from_secs(30));
+    assert_eq!(lines, ["ready"]);
+    hub.send("new-game");
+    hub.send("pos start");
+    let started = Instant::now();
+    let lines = hub.think("level move-time=0.3");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    assert!(
+        started.elapsed() < Duration::from_millis(300) + AT_ONCE,
+        "{max_threads} threads took {:?} for move-time=0.3",
+        started.elapsed()
+    );
+    assert!(hub.close().success());
+}
+
+#[test]
+fn overlong_lines_are_refused_without_reading_them_whole() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    // 3 MiB without a line end, then a line end: one error, and the engine goes on.
+    let chunk = vec![b'e'; 1 << 20];
+    hub.send_bytes(b"pos pos=W");
+    for _ in 0..3 {
+        hub.send_bytes(&chunk);
+    }
+    hub.send_bytes(b"\n");
+    let lines = hub.ping();
+    assert!(
+        lines.len() == 2 && lines[0].contains("longer than"),
+        "{lines:?}"
+    );
+    hub.send(&format!("pos pos={START}"));
+    let lines = hub.think("level depth=2");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    assert!(hub.close().success());
+}

@@ -209,7 +209,7 @@ fn bad_arguments_give_one_line_and_fail() {
             vec!["turkish", "--fen", "W:WKa1:Bh8"],
             "the game is over in this position: draw: one piece each",
         ),
-        (vec!["turkish", "--time", "0"], "--time must be a positive"),
+        (vec!["turkish", "--time", "0"], "from 0.001 to 86400"),
         (vec!["no-such-variant"], "unknown variant"),
     ] {
         let run = play(&args, b"");

@@ -69,49 +69,105 @@ impl Entry {
     }
 }
 
-struct Slot {
-    check: AtomicU64,
-    data: AtomicU64,
-}
-
-/// Four slots in one cache line: a probe costs one memory access.
-#[repr(align(64))]
-struct Bucket {
-    slots: [Slot; WAYS],
-}
-
-/// Buckets of `WAYS` slots; a new entry replaces the shallowest or oldest slot of its bucket.
+/// Buckets of `WAYS` slots, each slot two words: the key XOR the data, and the data. A new
+/// entry replaces the shallowest or oldest slot of its bucket. A bucket is one cache line, so
+/// a probe costs one memory access.
 pub struct Table {
-    buckets: Vec<Bucket>,
+    /// `WORDS` words per bucket; the first bucket starts at `base`, on a cache line.
+    words: Box<[AtomicU64]>,
+    base: usize,
+    /// Buckets - 1 (a power of two minus one).
+    mask: usize,
     age: std::sync::atomic::AtomicU8,
 }
 
 const WAYS: usize = 4;
+const WORDS: usize = 2 * WAYS;
+const LINE: usize = 64;
+
+/// The table sizes a caller may ask for, in MiB (1 MiB to 64 GiB). Whether the machine can
+/// hold a size is only known when it is allocated: see [`Table::new`].
+pub const HASH_MB_RANGE: std::ops::RangeInclusive<usize> = 1..=65_536;
+
+/// A table that cannot be made.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    #[error("a hash table of {0} MiB is outside the range 1 to 65536 MiB")]
+    OutOfRange(usize),
+    #[error("cannot allocate a hash table of {0} MiB: not enough memory")]
+    NoMemory(usize),
+}
+
+/// Zeroed words, allocated as zeroed memory: the system hands over untouched pages, so even a
+/// large table costs no time to make (pages are filled as the search writes to them).
+fn zeroed_words(count: usize) -> Option<Box<[AtomicU64]>> {
+    bytemuck::allocation::try_zeroed_slice_box(count).ok()
+}
 
 impl Table {
-    /// A table of about `megabytes` MiB.
-    pub fn new(megabytes: usize) -> Table {
-        let wanted = (megabytes.max(1) << 20) / std::mem::size_of::<Bucket>();
+    /// A table of about `megabytes` MiB (the largest power of two of buckets that fits), or an
+    /// error when the size is out of [`HASH_MB_RANGE`] or the memory cannot be had. Never aborts.
+    pub fn new(megabytes: usize) -> Result<Table, TableError> {
+        if !HASH_MB_RANGE.contains(&megabytes) {
+            return Err(TableError::OutOfRange(megabytes));
+        }
+        let wanted = ((megabytes << 20) / LINE).max(1);
         // A power of two, at most the size asked for.
-        let count =
-            (wanted.next_power_of_two() / if wanted.is_power_of_two() { 1 } else { 2 }).max(1);
+        let buckets = if wanted.is_power_of_two() {
+            wanted
+        } else {
+            wanted.next_power_of_two() / 2
+        };
+        Table::with_buckets(buckets).ok_or(TableError::NoMemory(megabytes))
+    }
+
+    /// One bucket: what is left when not even a MiB can be had.
+    pub fn tiny() -> Table {
         Table {
-            buckets: (0..count)
-                .map(|_| Bucket {
-                    slots: std::array::from_fn(|_| Slot {
-                        check: AtomicU64::new(0),
-                        data: AtomicU64::new(0),
-                    }),
-                })
-                .collect(),
+            words: (0..2 * WORDS).map(|_| AtomicU64::new(0)).collect(),
+            base: 0,
+            mask: 0,
             age: std::sync::atomic::AtomicU8::new(0),
         }
     }
 
-    pub fn clear(&self) {
-        for slot in self.buckets.iter().flat_map(|b| &b.slots) {
-            slot.check.store(0, Ordering::Relaxed);
-            slot.data.store(0, Ordering::Relaxed);
+    fn with_buckets(buckets: usize) -> Option<Table> {
+        // One bucket more than needed, to start the first on a cache line.
+        let words = zeroed_words((buckets + 1) * WORDS)?;
+        let misalign = (words.as_ptr() as usize) % LINE;
+        let base = ((LINE - misalign) % LINE) / std::mem::size_of::<AtomicU64>();
+        Some(Table {
+            words,
+            base,
+            mask: buckets - 1,
+            age: std::sync::atomic::AtomicU8::new(0),
+        })
+    }
+
+    /// Size in MiB (the power of two actually allocated).
+    pub fn megabytes(&self) -> usize {
+        ((self.mask + 1) * LINE) >> 20
+    }
+
+    /// Forgets every entry. With the table to itself, it takes fresh zeroed memory (no time);
+    /// otherwise, or if that fails, it writes zeros over every slot.
+    pub fn clear(shared: &mut std::sync::Arc<Table>) {
+        if let Some(table) = std::sync::Arc::get_mut(shared) {
+            // Free the old memory first: the new takes its place.
+            let buckets = table.mask + 1;
+            table.words = Box::new([]);
+            if let Some(fresh) = Table::with_buckets(buckets) {
+                *table = fresh;
+                return;
+            }
+            *table = Table::tiny();
+            if let Some(fresh) = Table::with_buckets(buckets) {
+                *table = fresh;
+            }
+            return;
+        }
+        for word in shared.words.iter() {
+            word.store(0, Ordering::Relaxed);
         }
     }
 
@@ -121,14 +177,18 @@ impl Table {
         self.age.store((age + 1) & 0x3f, Ordering::Relaxed);
     }
 
-    fn bucket(&self, key: u64) -> &[Slot; WAYS] {
-        &self.buckets[(key as usize) & (self.buckets.len() - 1)].slots
+    fn bucket(&self, key: u64) -> &[AtomicU64; WORDS] {
+        let start = self.base + ((key as usize) & self.mask) * WORDS;
+        self.words[start..start + WORDS]
+            .try_into()
+            .expect("a bucket is WORDS words")
     }
 
     pub fn probe(&self, key: u64) -> Option<Entry> {
-        for slot in self.bucket(key) {
-            let data = slot.data.load(Ordering::Relaxed);
-            if data != 0 && slot.check.load(Ordering::Relaxed) ^ data == key {
+        for slot in self.bucket(key).chunks_exact(2) {
+            let (check, data) = (&slot[0], &slot[1]);
+            let data = data.load(Ordering::Relaxed);
+            if data != 0 && check.load(Ordering::Relaxed) ^ data == key {
                 return Some(Entry::unpack(data));
             }
         }
@@ -141,9 +201,9 @@ impl Table {
         let bucket = self.bucket(key);
         let mut victim = 0;
         let mut victim_value = i32::MAX;
-        for (i, slot) in bucket.iter().enumerate() {
-            let data = slot.data.load(Ordering::Relaxed);
-            if data == 0 || slot.check.load(Ordering::Relaxed) ^ data == key {
+        for (i, slot) in bucket.chunks_exact(2).enumerate() {
+            let data = slot[1].load(Ordering::Relaxed);
+            if data == 0 || slot[0].load(Ordering::Relaxed) ^ data == key {
                 victim = i;
                 if data != 0 {
                     // Keep a deeper result of the same position unless this one is exact.
@@ -169,8 +229,8 @@ impl Table {
             }
         }
         let data = entry.pack();
-        bucket[victim].data.store(data, Ordering::Relaxed);
-        bucket[victim].check.store(key ^ data, Ordering::Relaxed);
+        bucket[2 * victim + 1].store(data, Ordering::Relaxed);
+        bucket[2 * victim].store(key ^ data, Ordering::Relaxed);
     }
 }
 
@@ -188,10 +248,25 @@ mod tests {
             age: 5,
         };
         assert_eq!(Entry::unpack(e.pack()), e);
-        let t = Table::new(1);
+        let t = Table::new(1).unwrap();
         t.store(42, e);
         let got = t.probe(42).unwrap();
         assert_eq!((got.score, got.depth, got.best), (e.score, e.depth, e.best));
         assert!(t.probe(43).is_none());
+    }
+
+    #[test]
+    fn sizes_out_of_range_or_memory_are_errors_not_aborts() {
+        assert_eq!(Table::new(0).err(), Some(TableError::OutOfRange(0)));
+        assert_eq!(
+            Table::new(usize::MAX).err(),
+            Some(TableError::OutOfRange(usize::MAX))
+        );
+        assert_eq!(
+            Table::new(65_537).err(),
+            Some(TableError::OutOfRange(65_537))
+        );
+        assert_eq!(Table::new(3).unwrap().megabytes(), 2);
+        assert_eq!(Table::new(64).unwrap().megabytes(), 64);
     }
 }

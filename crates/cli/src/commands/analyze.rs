@@ -71,6 +71,8 @@ pub fn score_json(kind: ScoreKind) -> serde_json::Value {
 }
 
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
+    crate::machine::check_hash_mb(args.hash)?;
+    crate::machine::check_threads(args.threads)?;
     let variant = catalogue.get(args.id)?;
     let limits = limits(args.time, args.depth)?;
     with_rules!(variant, |rules| analyze(Arc::new(rules), args, &limits))
@@ -90,7 +92,7 @@ fn analyze<B: Bits>(rules: Arc<Rules<B>>, args: &Args, limits: &Limits) -> Resul
         }
         anyhow::bail!("the game is over in this position: {outcome}");
     }
-    let mut engine = Engine::new(rules.clone(), args.hash);
+    let mut engine = Engine::try_new(rules.clone(), args.hash)?;
     engine.set_threads(args.threads);
     let json = args.json;
     let mut report = |info: &Info<B>| {

@@ -15,6 +15,8 @@
 //! goes to standard output, one line per event, each starting with `dxp: `.
 
 use std::net::TcpListener;
+use std::sync::atomic::Ordering;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,9 +36,14 @@ pub struct Args<'a> {
     pub connect: Option<&'a str>,
     pub time: Option<f64>,
     pub depth: Option<u32>,
+    /// How long the peer may stay silent when no clock bounds it (waiting for a GAMEREQ, or
+    /// for a move in a game without a time limit).
+    pub idle: Duration,
 }
 
 const HASH_MB: usize = 32;
+/// How often a search checks that the peer is still there.
+const WATCH_INTERVAL: Duration = Duration::from_millis(20);
 /// How long the peer may take to accept a game or to answer our GAMEEND.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long we wait for the answer to the GAMEEND that ends a game after a fault.
@@ -97,6 +104,7 @@ struct Endpoint<B: Bits> {
     name: String,
     depth: Option<u32>,
     move_time: Option<Duration>,
+    idle: Duration,
     /// The stop code of our GAMEENDs: a follower stays for more games, an initiator plays one.
     stop: StopCode,
 }
@@ -127,6 +135,7 @@ impl<B: Bits> Endpoint<B> {
             name,
             depth: args.depth,
             move_time: args.time.map(Duration::from_secs_f64),
+            idle: args.idle,
             stop,
         }
     }
@@ -142,7 +151,7 @@ impl<B: Bits> Endpoint<B> {
     fn follow(mut self) -> Result<()> {
         let mut games = 0;
         loop {
-            let message = match self.conn.receive(None) {
+            let message = match self.conn.receive(Some(self.idle)) {
                 Ok(m) => m,
                 Err(LinkError::Closed) => {
                     say(format!(
@@ -150,6 +159,10 @@ impl<B: Bits> Endpoint<B> {
                     ));
                     return Ok(());
                 }
+                Err(LinkError::TimedOut(t)) => bail!(
+                    "no GAMEREQ from the peer within {} s (--idle-timeout): closing",
+                    t.as_secs()
+                ),
                 Err(e) => bail!("{e}"),
             };
             match message {
@@ -329,7 +342,7 @@ impl<B: Bits> Endpoint<B> {
                     .saturating_sub(1);
                 let limits = self.limits(terms, used, our_moves);
                 let clock = Instant::now();
-                let found = self.engine.search(&game, &limits, &mut Silent);
+                let found = self.search_while_connected(&game, &limits)?;
                 let elapsed = clock.elapsed();
                 used += elapsed;
                 let mv = found
@@ -342,10 +355,14 @@ impl<B: Bits> Endpoint<B> {
                 game.play_unchecked(&mv);
                 continue;
             }
-            // A peer that has not moved within its whole thinking time (and a minute) is gone.
-            let patience =
-                (terms.minutes > 0).then(|| Duration::from_secs(terms.minutes as u64 * 60 + 60));
-            let message = match self.conn.receive(patience) {
+            // A peer that has not moved within its whole thinking time (and a minute) is gone;
+            // without a clock, within the idle time.
+            let patience = if terms.minutes > 0 {
+                Duration::from_secs(terms.minutes as u64 * 60 + 60)
+            } else {
+                self.idle
+            };
+            let message = match self.conn.receive(Some(patience)) {
                 Ok(m) => m,
                 Err(e) if e.is_malformed() => return Err(self.abandon(e.to_string())),
                 Err(LinkError::TimedOut(t)) => {
@@ -409,6 +426,41 @@ impl<B: Bits> Endpoint<B> {
                 }
             }
         }
+    }
+
+    /// Searches on a thread of its own while this one watches the connection: a peer that
+    /// leaves stops the search at once (an error), instead of leaving it to run out its time or
+    /// depth for no one.
+    fn search_while_connected(
+        &mut self,
+        game: &Game<B>,
+        limits: &Limits,
+    ) -> Result<damspel_engine::SearchResult<B>> {
+        let stop = self.engine.stop_flag();
+        let (engine, conn) = (&mut self.engine, &self.conn);
+        let (found, gone) = std::thread::scope(|scope| {
+            let (done, finished) = std::sync::mpsc::channel();
+            let search = scope.spawn(move || {
+                let result = engine.search(game, limits, &mut Silent);
+                let _ = done.send(());
+                result
+            });
+            let mut gone = false;
+            while let Err(RecvTimeoutError::Timeout) = finished.recv_timeout(WATCH_INTERVAL) {
+                if !gone && conn.peer_closed() {
+                    gone = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            (search.join(), gone)
+        });
+        if gone {
+            bail!(
+                "the peer closed the connection during our search (after {} plies)",
+                game.moves().len()
+            );
+        }
+        found.map_err(|_| anyhow!("the search failed"))
     }
 
     /// Sends the first GAMEEND and waits for the answer; `report` prints the result. Returns

@@ -46,6 +46,9 @@ pub enum Spec {
     },
 }
 
+/// The longest random opening (a random game that long has left the opening long ago).
+const MAX_OPENING_PLIES: usize = 100;
+
 /// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `random`,
 /// `hub:COMMAND` (e.g. `hub:dame hub`).
 pub fn parse_spec(text: &str) -> Result<Spec> {
@@ -68,19 +71,26 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
                     .with_context(|| format!("engine option `{option}` is not key=value"))?;
                 match key {
                     "depth" => {
+                        let max = damspel_engine::MAX_DEPTH;
                         depth = Some(
                             value
                                 .parse()
-                                .with_context(|| format!("bad depth `{value}`"))?,
+                                .ok()
+                                .filter(|d| (1..=max).contains(d))
+                                .with_context(|| {
+                                    format!("depth must be from 1 to {max}, not `{value}`")
+                                })?,
                         )
                     }
                     "time" => {
-                        let t: f64 = value
-                            .parse()
-                            .with_context(|| format!("bad time `{value}`"))?;
-                        if !(t > 0.0 && t < 1e5) {
-                            bail!("time must be a positive number of seconds, not {value}");
-                        }
+                        let (min, max) = crate::options::SECONDS;
+                        let t = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|t| (min..=max).contains(t))
+                            .with_context(|| {
+                                format!("time must be from {min} to {max} seconds, not `{value}`")
+                            })?;
                         time = Some(t)
                     }
                     "weights" => weights = Some(value.to_string()),
@@ -196,6 +206,9 @@ fn factory<B: Bits>(
 fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result<()> {
     let from_file = args.openings.parse::<usize>().is_err();
     let openings = match args.openings.parse::<usize>() {
+        Ok(plies) if plies > MAX_OPENING_PLIES => {
+            bail!("--openings takes 0 to {MAX_OPENING_PLIES} random plies (or a file), not {plies}")
+        }
         Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
         Err(_) => {
             let path = args.openings;

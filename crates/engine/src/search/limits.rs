@@ -37,6 +37,11 @@ impl Limits {
         }
     }
 
+    /// The time after which the search is stopped (None: no time bound).
+    pub fn hard_limit(&self) -> Option<Duration> {
+        self.budget().1
+    }
+
     /// (soft, hard): stop starting new iterations after `soft`, abort at `hard`.
     pub(crate) fn budget(&self) -> (Option<Duration>, Option<Duration>) {
         if self.infinite {

@@ -9,18 +9,22 @@ mod worker;
 pub use limits::{Clock, Limits};
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use damspel_rules::{Bits, Game, Move, Rules};
 
 use crate::eval::{Evaluator, Weights};
 use crate::score::Score;
-use crate::tt::Table;
-use worker::Worker;
+use crate::tt::{Table, TableError};
+use worker::{Buffers, Worker};
 
 /// The deepest iteration.
 pub const MAX_DEPTH: u32 = 64;
+
+/// The most search threads an engine runs (more only share the same cores and memory).
+pub const MAX_THREADS: usize = 256;
 
 /// What one iteration found.
 #[derive(Clone, Debug)]
@@ -49,6 +53,10 @@ impl<B: Bits> Info<B> {
 /// Receives the search's progress.
 pub trait Reporter<B: Bits> {
     fn iteration(&mut self, info: &Info<B>);
+
+    /// The root's legal moves, once generated (before the first iteration): a caller that must
+    /// answer before the search ends can play the first of them.
+    fn root_moves(&mut self, _moves: &[Move<B>]) {}
 }
 
 impl<B: Bits, F: FnMut(&Info<B>)> Reporter<B> for F {
@@ -87,21 +95,75 @@ pub struct Engine<B: Bits> {
 }
 
 impl<B: Bits> Engine<B> {
-    /// An engine with the variant's own weights and a table of `hash_mb` MiB.
+    /// An engine with the variant's own weights and a table of `hash_mb` MiB, for sizes the
+    /// program chose (if even that cannot be had, it searches with a table of one bucket). A
+    /// size a user asked for goes through [`Engine::try_new`], which reports failure.
     pub fn new(rules: Arc<Rules<B>>, hash_mb: usize) -> Engine<B> {
         let weights = Weights::for_variant(rules.variant());
         Engine::with_weights(rules, weights, hash_mb)
     }
 
+    /// Like [`Engine::new`] with these weights.
     pub fn with_weights(rules: Arc<Rules<B>>, weights: Weights, hash_mb: usize) -> Engine<B> {
+        let table = Table::new(hash_mb).unwrap_or_else(|_| Table::tiny());
+        Engine::build(rules, weights, table)
+    }
+
+    /// An engine with a table of exactly `hash_mb` MiB (rounded down to a power of two), or why
+    /// not: out of [`crate::HASH_MB_RANGE`] or not enough memory.
+    pub fn try_new(rules: Arc<Rules<B>>, hash_mb: usize) -> Result<Engine<B>, TableError> {
+        let weights = Weights::for_variant(rules.variant());
+        Engine::try_with_weights(rules, weights, hash_mb)
+    }
+
+    pub fn try_with_weights(
+        rules: Arc<Rules<B>>,
+        weights: Weights,
+        hash_mb: usize,
+    ) -> Result<Engine<B>, TableError> {
+        Ok(Engine::build(rules, weights, Table::new(hash_mb)?))
+    }
+
+    fn build(rules: Arc<Rules<B>>, weights: Weights, table: Table) -> Engine<B> {
         let eval = Arc::new(Evaluator::new(&rules, weights));
         Engine {
             rules,
             eval,
-            tt: Arc::new(Table::new(hash_mb)),
+            tt: Arc::new(table),
             threads: 1,
             stop: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Replaces the table by one of `hash_mb` MiB; on failure the old table stays. The old one
+    /// is freed first when the new one would not fit beside it.
+    pub fn set_hash(&mut self, hash_mb: usize) -> Result<(), TableError> {
+        match Table::new(hash_mb) {
+            Ok(t) => {
+                self.tt = Arc::new(t);
+                Ok(())
+            }
+            Err(TableError::NoMemory(_)) => {
+                let old = self.tt.megabytes().max(1);
+                self.tt = Arc::new(Table::tiny());
+                match Table::new(hash_mb) {
+                    Ok(t) => {
+                        self.tt = Arc::new(t);
+                        Ok(())
+                    }
+                    Err(e) => {
+                        self.tt = Arc::new(Table::new(old).unwrap_or_else(|_| Table::tiny()));
+                        Err(e)
+                    }
+                }
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The table's size in MiB.
+    pub fn hash_mb(&self) -> usize {
+        self.tt.megabytes()
     }
 
     pub fn rules(&self) -> &Arc<Rules<B>> {
@@ -112,9 +174,14 @@ impl<B: Bits> Engine<B> {
         &self.eval
     }
 
-    /// Search threads (1 by default). With one thread and a depth limit, results repeat exactly.
+    /// Search threads (1 by default, at most [`MAX_THREADS`]; other values are brought into
+    /// that range). With one thread and a depth limit, results repeat exactly.
     pub fn set_threads(&mut self, threads: usize) {
-        self.threads = threads.max(1);
+        self.threads = threads.clamp(1, MAX_THREADS);
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Setting this flag stops the running search, which still returns its best move (a flag
@@ -125,7 +192,7 @@ impl<B: Bits> Engine<B> {
 
     /// Forgets everything learnt (a new game).
     pub fn new_game(&mut self) {
-        self.tt.clear();
+        Table::clear(&mut self.tt);
     }
 
     /// Searches the game's current position.
@@ -158,19 +225,55 @@ impl<B: Bits> Engine<B> {
         };
         let root = *game.position();
         let result = std::thread::scope(|scope| {
+            // The clock is watched by its own thread, which raises the stop flag at the hard
+            // deadline: every node checks the flag, so a search stops within one node (one move
+            // generation) of its deadline however slow its nodes are or however many threads
+            // share the cores. The thread ends when `finished` is dropped.
+            let (finished, ended) = mpsc::channel::<()>();
+            if let Some(deadline) = context.hard_deadline {
+                let stop = context.stop.clone();
+                let _ = std::thread::Builder::new()
+                    .name("search clock".into())
+                    .spawn_scoped(scope, move || {
+                        let wait = deadline.saturating_duration_since(Instant::now());
+                        if let Err(mpsc::RecvTimeoutError::Timeout) = ended.recv_timeout(wait) {
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    });
+            }
+            // Helpers wait at a gate until all are started: running helpers would otherwise
+            // take the cores from the thread that starts the others. Helpers the system refuses
+            // are simply not there, and none is started once the search is stopped.
+            let gate = Arc::new((Mutex::new(false), Condvar::new()));
             let helpers: Vec<_> = (1..self.threads)
-                .map(|id| {
+                .map_while(|id| {
+                    if context.stop.load(Ordering::Relaxed) {
+                        return None;
+                    }
                     let context = context.clone();
-                    scope.spawn(move || {
-                        let mut worker = Worker::new(&context, id);
-                        worker.iterate(&root, &mut Silent);
-                    })
+                    let buffers = Buffers::new(&context);
+                    let gate = gate.clone();
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || {
+                            let (open, opened) = &*gate;
+                            let mut is_open = open.lock().unwrap_or_else(|e| e.into_inner());
+                            while !*is_open {
+                                is_open = opened.wait(is_open).unwrap_or_else(|e| e.into_inner());
+                            }
+                            drop(is_open);
+                            let mut worker = Worker::new(&context, id, buffers);
+                            worker.iterate(&root, &mut Silent);
+                        })
+                        .ok()
                 })
                 .collect();
-            let mut main = Worker::new(&context, 0);
+            *gate.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            gate.1.notify_all();
+            let mut main = Worker::new(&context, 0, Buffers::new(&context));
             let result = main.iterate(&root, reporter);
             // The helpers stop when the main thread does.
             context.stop.store(true, Ordering::Relaxed);
+            drop(finished);
             for helper in helpers {
                 let _ = helper.join();
             }

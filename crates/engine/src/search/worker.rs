@@ -62,8 +62,41 @@ struct Counters {
     endgame: u32,
 }
 
+/// A worker's memory, allocated by the thread that starts the search: hundreds of helpers
+/// allocating at once would contend for the allocator and the address space, and stall every
+/// other thread of the program (the Hub's, which must answer at once) while they start.
+pub(super) struct Buffers<B: Bits> {
+    hashes: Vec<u64>,
+    lists: Vec<Vec<Move<B>>>,
+    scores: Vec<Vec<i32>>,
+    killers: Vec<[(u8, u8); 2]>,
+    history: Vec<i32>,
+    pv: Vec<Vec<Move<B>>>,
+}
+
+impl<B: Bits> Buffers<B> {
+    pub fn new(ctx: &Context<B>) -> Buffers<B> {
+        Buffers {
+            hashes: ctx.history.clone(),
+            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
+            killers: vec![[(u8::MAX, u8::MAX); 2]; MAX_PLY + 1],
+            history: vec![0; 2 * 128 * 128],
+            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+        }
+    }
+}
+
 impl<'a, B: Bits> Worker<'a, B> {
-    pub fn new(ctx: &'a Context<B>, id: usize) -> Worker<'a, B> {
+    pub fn new(ctx: &'a Context<B>, id: usize, buffers: Buffers<B>) -> Worker<'a, B> {
+        let Buffers {
+            hashes,
+            lists,
+            scores,
+            killers,
+            history,
+            pv,
+        } = buffers;
         Worker {
             ctx,
             rules: &ctx.rules,
@@ -72,12 +105,12 @@ impl<'a, B: Bits> Worker<'a, B> {
             nodes: 0,
             seldepth: 0,
             aborted: false,
-            hashes: ctx.history.clone(),
-            lists: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            scores: (0..MAX_PLY + 1).map(|_| Vec::with_capacity(64)).collect(),
-            killers: vec![[(u8::MAX, u8::MAX); 2]; MAX_PLY + 1],
-            history: vec![0; 2 * 128 * 128],
-            pv: (0..MAX_PLY + 1).map(|_| Vec::new()).collect(),
+            hashes,
+            lists,
+            scores,
+            killers,
+            history,
+            pv,
         }
     }
 
@@ -89,6 +122,9 @@ impl<'a, B: Bits> Worker<'a, B> {
     ) -> SearchResult<B> {
         let mut moves = Vec::new();
         self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        if self.id == 0 {
+            reporter.root_moves(&moves);
+        }
         let mut result = SearchResult {
             best: moves.first().copied(),
             ponder: None,
@@ -186,21 +222,23 @@ impl<'a, B: Bits> Worker<'a, B> {
         }
     }
 
-    /// Whether to stop now (checked every 1024 nodes).
+    /// Whether to stop now. The flag is read at every node (a relaxed load of a line no one
+    /// writes costs nothing): the clock thread, a helper or the caller may have raised it. The
+    /// main thread also reads the clock every 1024 nodes, in case the clock thread could not
+    /// be started.
     fn should_stop(&mut self) -> bool {
         if self.aborted {
             return true;
         }
-        if self.nodes & 1023 == 0 {
-            if self.ctx.stop.load(Ordering::Relaxed) {
-                self.aborted = true;
-            } else if self.id == 0
-                && (self.ctx.hard_deadline.is_some_and(|d| Instant::now() >= d)
-                    || self.ctx.node_limit.is_some_and(|n| self.nodes >= n))
-            {
-                self.aborted = true;
-                self.ctx.stop.store(true, Ordering::Relaxed);
-            }
+        if self.ctx.stop.load(Ordering::Relaxed) {
+            self.aborted = true;
+        } else if self.id == 0
+            && (self.ctx.node_limit.is_some_and(|n| self.nodes >= n)
+                || (self.nodes & 1023 == 0
+                    && self.ctx.hard_deadline.is_some_and(|d| Instant::now() >= d)))
+        {
+            self.aborted = true;
+            self.ctx.stop.store(true, Ordering::Relaxed);
         }
         self.aborted
     }

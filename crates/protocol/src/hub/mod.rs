@@ -22,6 +22,6 @@ pub use parse::{
 };
 pub use print::quote;
 pub use session::{
-    apply_param, declare, info_response, score_in_men, Action, Identity, Params, SearchOrder,
-    SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME,
+    apply_param, declare, info_response, score_in_men, Action, Identity, Limits, Params,
+    SearchOrder, SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME,
 };

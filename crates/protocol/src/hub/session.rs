@@ -34,8 +34,26 @@ pub struct Params {
     pub hash_mb: u32,
 }
 
-pub const MAX_THREADS: u32 = 64;
+/// The protocol's own bounds; an engine declares its own maxima within them ([`Limits`]).
+pub const MAX_THREADS: u32 = 256;
 pub const MAX_HASH_MB: u32 = 65_536;
+
+/// The largest `threads` and `hash` the engine can honour on this machine (the driver knows
+/// the engine and the machine; the state machine only checks against them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    pub max_threads: u32,
+    pub max_hash_mb: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_threads: MAX_THREADS,
+            max_hash_mb: MAX_HASH_MB,
+        }
+    }
+}
 
 /// Who the engine is and which variants it knows.
 #[derive(Clone, Debug)]
@@ -46,6 +64,7 @@ pub struct Identity {
     /// Every name a variant answers to (ids, aliases, Scan's `normal`) and its id.
     pub names: Vec<(String, String)>,
     pub defaults: Params,
+    pub limits: Limits,
 }
 
 impl Identity {
@@ -79,7 +98,7 @@ pub fn declare(identity: &Identity, params: &Params) -> Vec<Response> {
             value: params.threads.to_string(),
             kind: ParamKind::Int {
                 min: 1,
-                max: MAX_THREADS.into(),
+                max: identity.limits.max_threads.into(),
             },
         }),
         Response::Param(ParamDecl {
@@ -87,7 +106,7 @@ pub fn declare(identity: &Identity, params: &Params) -> Vec<Response> {
             value: params.hash_mb.to_string(),
             kind: ParamKind::Int {
                 min: 1,
-                max: MAX_HASH_MB.into(),
+                max: identity.limits.max_hash_mb.into(),
             },
         }),
         Response::Wait,
@@ -123,8 +142,8 @@ pub fn apply_param(
                 )))
             }
         },
-        "threads" => params.threads = int(MAX_THREADS)?,
-        "hash" => params.hash_mb = int(MAX_HASH_MB)?,
+        "threads" => params.threads = int(identity.limits.max_threads.min(MAX_THREADS))?,
+        "hash" => params.hash_mb = int(identity.limits.max_hash_mb.min(MAX_HASH_MB))?,
         _ => {}
     }
     Ok(())
@@ -466,6 +485,10 @@ mod tests {
                 threads: 1,
                 hash_mb: 64,
             },
+            limits: Limits {
+                max_threads: 64,
+                max_hash_mb: 4096,
+            },
         }
     }
 
@@ -503,7 +526,7 @@ mod tests {
         assert!(text[1].starts_with("param name=variant value=international type=enum values=\""));
         assert!(text[1].contains(" international ") && text[1].contains(" killer"));
         assert_eq!(text[2], "param name=threads value=1 type=int min=1 max=64");
-        assert_eq!(text[3], "param name=hash value=64 type=int min=1 max=65536");
+        assert_eq!(text[3], "param name=hash value=64 type=int min=1 max=4096");
         assert_eq!(text.last().unwrap(), "wait");
 
         assert_eq!(
@@ -524,6 +547,9 @@ mod tests {
             "set-param name=threads value=0",
             "set-param name=threads value=many",
             "set-param name=hash value=-5",
+            // Above what this machine's engine declared.
+            "set-param name=hash value=4097",
+            "set-param name=threads value=65",
         ] {
             let SetupStep::Reply(r) = setup.handle(cmd(bad)) else {
                 panic!()

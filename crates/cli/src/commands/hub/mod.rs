@@ -1,0 +1,142 @@
+//! `damspel hub`: a Hub engine (Scan's protocol) on standard input and output.
+//!
+//! The protocol itself (parsing, printing, the session state machine) lives in
+//! `damspel_protocol::hub`; this module only moves lines and runs the work. Three kinds of
+//! threads, so that nothing slow stands between the GUI and an answer to `ping`, `stop` or
+//! `quit`:
+//!
+//! * the reader ([`read_input`]) turns standard input into lines (each at most
+//!   [`MAX_LINE`] bytes);
+//! * the desk ([`desk`], the main thread) answers `ping`, `stop` and `quit` at once and
+//!   hands every other command over in order;
+//! * the engine side ([`engine_side`]) runs the session: engine building, positions, searches
+//!   (each on its own thread).
+//!
+//! Nothing is written to standard error: some GUIs read it as engine output.
+
+mod desk;
+mod engine_side;
+mod shared;
+
+use std::io::{self, BufRead, Read};
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use anyhow::Result;
+use damspel_protocol::hub::{Command, EngineId, HubError, Identity, Limits, Params};
+use damspel_rules::Catalogue;
+
+use shared::Shared;
+
+/// The longest line read (a `pos` with the moves of a very long game is a few KiB).
+pub(super) const MAX_LINE: usize = 1 << 20;
+
+/// What the reader passes to the desk.
+enum Input {
+    Line(String),
+    /// A line longer than this was skipped.
+    TooLong(usize),
+    Eof,
+}
+
+/// What the engine side receives.
+enum EngineEvent {
+    Command(Result<Command, HubError>),
+    /// Answer ping number N (unless the desk has).
+    Ping(u64),
+    /// The running search has ended.
+    SearchDone,
+}
+
+fn identity(catalogue: &Catalogue) -> Result<Identity> {
+    let variants = catalogue.variants()?;
+    let mut names = Vec::new();
+    for v in &variants {
+        names.push((v.id.clone(), v.id.clone()));
+        names.extend(v.aliases.iter().map(|a| (a.clone(), v.id.clone())));
+    }
+    if variants.iter().any(|v| v.id == "international") {
+        // Scan's name for it.
+        names.push(("normal".into(), "international".into()));
+    }
+    let default = if variants.iter().any(|v| v.id == "international") {
+        "international".to_string()
+    } else {
+        variants.first().map(|v| v.id.clone()).unwrap_or_default()
+    };
+    Ok(Identity {
+        id: EngineId {
+            name: "Damspel".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            author: "The Damspel developers".into(),
+            country: "Unknown".into(),
+        },
+        variants: variants.iter().map(|v| v.id.clone()).collect(),
+        names,
+        defaults: Params {
+            variant: default,
+            threads: 1,
+            hash_mb: 64,
+        },
+        limits: Limits {
+            max_threads: crate::machine::max_threads() as u32,
+            max_hash_mb: crate::machine::max_hash_mb() as u32,
+        },
+    })
+}
+
+pub fn run(catalogue: &Catalogue) -> Result<()> {
+    let identity = identity(catalogue)?;
+    let shared = Arc::new(Shared::new());
+    let (input_tx, input) = mpsc::channel();
+    std::thread::spawn(move || read_input(input_tx));
+    let (engine, events) = mpsc::channel();
+    {
+        let (catalogue, shared, sender) = (catalogue.clone(), shared.clone(), engine.clone());
+        std::thread::spawn(move || engine_side::run(catalogue, identity, events, sender, shared));
+    }
+    // Returning ends the program, and with it the engine side and any search.
+    desk::run(&input, &engine, &shared);
+    Ok(())
+}
+
+/// Reads standard input line by line until its end.
+fn read_input(lines: mpsc::Sender<Input>) {
+    let stdin = io::stdin();
+    let mut stdin = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match (&mut stdin)
+            .take(MAX_LINE as u64)
+            .read_until(b'\n', &mut buf)
+        {
+            Ok(0) | Err(_) => break,
+            Ok(_) if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE => {
+                // Skip the rest of the line without keeping it.
+                let mut rest = Vec::new();
+                loop {
+                    rest.clear();
+                    match (&mut stdin)
+                        .take(MAX_LINE as u64)
+                        .read_until(b'\n', &mut rest)
+                    {
+                        Ok(0) | Err(_) => break,
+                        Ok(_) if rest.last() == Some(&b'\n') => break,
+                        Ok(_) => {}
+                    }
+                }
+                if lines.send(Input::TooLong(MAX_LINE)).is_err() {
+                    return;
+                }
+            }
+            Ok(_) => {
+                let line = String::from_utf8_lossy(&buf).into_owned();
+                if lines.send(Input::Line(line)).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    let _ = lines.send(Input::Eof);
+}

@@ -1,0 +1,160 @@
+//! What the desk and the engine side share: standard output and the few facts that decide
+//! which of them writes `pong` and `done`. Both live behind one lock, so a line is queued and
+//! the state that decides it changes in one step. A writer thread of its own writes the queued
+//! lines: no thread holds the lock across a system call, so a thread preempted while holding
+//! it (hundreds of search threads share two cores) holds it for a few instructions at most.
+
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use damspel_protocol::hub::Response;
+
+pub(super) struct Shared {
+    state: Mutex<State>,
+}
+
+pub(super) struct State {
+    /// Lines for the writer thread.
+    out: Sender<String>,
+    /// Messages handed to the engine side and not yet handled: while there are some, a `ping`
+    /// waits for them (so it follows their answers) but not for long.
+    pub in_flight: usize,
+    /// The highest ping number answered.
+    pub pongs: u64,
+    /// `go` commands handed to the engine side, and `done` lines written for them.
+    pub gos: u64,
+    pub dones: u64,
+    /// `done` lines the desk wrote before the engine side could: the engine side's next ones
+    /// are not written.
+    pub skip_dones: u64,
+    /// When the desk answers the `go` that a `stop` is for, if nobody has by then.
+    pub stop_answer_at: Option<Instant>,
+    /// The search running (or answered by the desk and still running).
+    pub search: Option<Search>,
+}
+
+/// A running search, as the desk sees it.
+pub(super) struct Search {
+    pub stop: Arc<AtomicBool>,
+    /// When the desk raises the stop flag (after `ponder-hit`).
+    pub stop_at: Option<Instant>,
+    /// When the desk answers `done` itself if the search has not (its time and a little).
+    pub answer_at: Option<Instant>,
+    /// A ponder search waiting for `ponder-hit`, and the think time it then has.
+    pub pondering: bool,
+    pub think: Option<std::time::Duration>,
+    /// The best move known so far and the expected answer, in Hub notation.
+    pub best: Option<String>,
+    pub ponder: Option<String>,
+    /// `done` has been written for it.
+    pub answered: bool,
+}
+
+impl Search {
+    pub fn raise_stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+impl State {
+    /// Queues one line for standard output.
+    pub fn say(&mut self, response: &Response) {
+        // The writer only ends with the program.
+        let _ = self.out.send(response.to_string());
+    }
+
+    /// Answers ping number `id` unless it was answered.
+    pub fn pong(&mut self, id: u64) {
+        if self.pongs < id {
+            self.pongs = id;
+            self.say(&Response::Pong);
+        }
+    }
+
+    /// A `done` from the engine side: written unless the desk wrote it already. It ends the
+    /// search the desk knows of.
+    pub fn done(&mut self, response: &Response) {
+        self.search = None;
+        self.stop_answer_at = None;
+        if self.skip_dones > 0 {
+            self.skip_dones -= 1;
+        } else {
+            self.dones += 1;
+            self.say(response);
+        }
+    }
+
+    /// The desk answers the oldest `go` now: with the running search's best move so far, or
+    /// without a move if none is known yet (the search has not finished generating the root's
+    /// moves, or has not started).
+    pub fn answer_now(&mut self) {
+        let (mv, ponder) = match self.search.as_mut() {
+            Some(s) if !s.answered => {
+                s.answered = true;
+                s.raise_stop();
+                (s.best.clone(), s.best.as_ref().and(s.ponder.clone()))
+            }
+            _ => (None, None),
+        };
+        if mv.is_none() {
+            self.say(&Response::Error(
+                "no move known yet: the engine is still busy with earlier work".into(),
+            ));
+        }
+        self.say(&Response::Done { mv, ponder });
+        self.dones += 1;
+        self.skip_dones += 1;
+        self.stop_answer_at = None;
+    }
+
+    /// A `go` is waiting for its `done`.
+    pub fn owes_done(&self) -> bool {
+        self.gos > self.dones
+    }
+
+    /// The running search, unless it has been answered.
+    pub fn live_search(&mut self) -> Option<&mut Search> {
+        self.search.as_mut().filter(|s| !s.answered)
+    }
+}
+
+impl Shared {
+    /// The shared state and the thread that writes standard output (if the GUI has gone, the
+    /// engine quits).
+    pub fn new() -> Shared {
+        let (out, lines) = mpsc::channel::<String>();
+        std::thread::spawn(move || {
+            let stdout = io::stdout();
+            for line in lines {
+                let mut out = stdout.lock();
+                if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+                    std::process::exit(0);
+                }
+            }
+        });
+        Shared {
+            state: Mutex::new(State {
+                out,
+                in_flight: 0,
+                pongs: 0,
+                gos: 0,
+                dones: 0,
+                skip_dones: 0,
+                stop_answer_at: None,
+                search: None,
+            }),
+        }
+    }
+
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock (there is no code that can) leaves the state usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn say(&self, response: &Response) {
+        self.lock().say(response);
+    }
+}

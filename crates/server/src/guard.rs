@@ -204,6 +204,18 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
              (http://HOST:PORT/?token=...), or send Authorization: Bearer TOKEN",
         );
     }
+    let announced = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if announced.is_some_and(|n| n > crate::MAX_BODY as u64) {
+        // Refused before a byte of it is read.
+        return refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            &format!("the body is larger than {} bytes", crate::MAX_BODY),
+        );
+    }
     if changes_state(req.method()) {
         if let Some(origin) = req.headers().get(header::ORIGIN) {
             let ok = origin.to_str().is_ok_and(|o| guard.allows_origin(o));

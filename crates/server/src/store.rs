@@ -116,9 +116,11 @@ impl Store {
     }
 
     fn init(conn: Connection, lock: Option<File>) -> Result<Store, rusqlite::Error> {
-        // WAL: readers do not wait for the writer, and a crash keeps every committed move.
+        // WAL: readers do not wait for the writer. FULL: a commit is on disk before the move is
+        // answered, so even a power cut keeps every acknowledged move (NORMAL keeps them only
+        // through a crash of the process).
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS games (
                 id TEXT PRIMARY KEY,
@@ -223,7 +225,13 @@ impl Store {
                 },
             )
             .optional()
-            .map_err(|e| damaged(e.to_string()))?;
+            .map_err(|e| match e {
+                // A value of the wrong type was written into the row.
+                rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..)
+                | rusqlite::Error::IntegralValueOutOfRange(..) => damaged(e.to_string()),
+                other => ApiError::from(other),
+            })?;
         let Some(((white, black), mut row)) = row else {
             return Ok(None);
         };

@@ -14,27 +14,58 @@ use serde_json::json;
 const SLOW: &str =
     "W:WKb7:BKa3,Ka6,Kb6,Kb8,Kc1,Kc2,Kc5,Kc6,Kd2,Kd7,Ke1,Ke2,Ke3,Ke4,Ke6,Kf2,Kf5,Kg2,Kg3,Kg5";
 
+/// A server on a runtime of its own with two async threads (as on a 2-core machine), so that
+/// the test's client does not share them; it is dropped without waiting for work under way.
+fn server_apart(name: &str) -> (String, std::sync::mpsc::Sender<()>) {
+    let (addr_tx, addr_rx) = std::sync::mpsc::channel();
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let config = common::config(temp_db(name), 1);
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.spawn(async move {
+            let _ = damspel_server::serve_until(
+                damspel_rules::Catalogue::builtin(),
+                config,
+                move |bound| {
+                    let _ = addr_tx.send(bound.addr);
+                },
+                std::future::pending(),
+            )
+            .await;
+        });
+        let _ = stop_rx.recv();
+        runtime.shutdown_background();
+    });
+    let addr = addr_rx.recv().unwrap();
+    (format!("http://{addr}"), stop_tx)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_move_generation_does_not_stall_other_requests() {
-    let server = TestServer::start(temp_db("offload"), 1).await;
+    let (base, stop) = server_apart("offload");
     let c = reqwest::Client::new();
-    // More slow requests than the runtime has async threads: each would hold one.
-    let slow: Vec<_> = (0..6)
+    // Many more slow requests than the server has async threads: each would hold one, and
+    // together they would stall the server for several seconds.
+    let slow: Vec<_> = (0..10)
         .map(|_| {
             let c = c.clone();
-            let url = server.url("/api/games");
+            let url = format!("{base}/api/games");
             tokio::spawn(async move {
                 post(&c, &url, json!({"variant": "universal", "fen": SLOW})).await
             })
         })
         .collect();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
     // Cheap requests answer at once meanwhile. The bound (2 s) is generous for a loaded CI
-    // machine; the real figure is milliseconds (docs/reliability.md), and a stalled server
-    // takes several seconds here.
+    // machine; the real figure is a few milliseconds (docs/reliability.md), and a stalled
+    // server takes about as long as one slow request here.
     for _ in 0..3 {
         let start = Instant::now();
-        let r = c.get(server.url("/api/variants")).send().await.unwrap();
+        let r = c.get(format!("{base}/api/variants")).send().await.unwrap();
         assert_eq!(r.status(), 200);
         let took = start.elapsed();
         assert!(
@@ -43,10 +74,9 @@ async fn slow_move_generation_does_not_stall_other_requests() {
         );
     }
     for task in slow {
-        let (status, state) = task.await.unwrap();
-        assert!(status == 201 || status == 503, "{status} {state}");
+        task.abort();
     }
-    server.stop().await;
+    let _ = stop.send(());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -78,6 +78,18 @@ async fn cross_site_requests_cannot_change_anything() {
             .unwrap();
         assert_eq!(r.status(), 415, "{ctype}");
     }
+    // The same on the endpoints whose body is optional (undo, redo, engine, hint).
+    for path in ["undo", "redo", "engine", "hint"] {
+        let r = c
+            .post(server.url(&format!("/api/games/{id}/{path}")))
+            .header("content-type", "text/plain")
+            .header("x-damspel-seat", &seat)
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 415, "{path}");
+    }
     // A script on another site (its Origin), even with JSON and a seat it somehow knows.
     for origin in [
         "http://attacker.example",

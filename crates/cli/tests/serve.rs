@@ -177,11 +177,33 @@ fn every_interface_needs_the_printed_token() {
 fn a_second_server_on_one_database_refuses_to_start() {
     let db = temp_db("one-db");
     let _first = Served::start(&["--port", "0", "--db", db.to_str().unwrap()]);
-    let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
+    let mut second = Command::new(env!("CARGO_BIN_EXE_damspel"))
         .args(["serve", "--port", "0", "--db", db.to_str().unwrap()])
-        .output()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
+    // It must stop by itself at once; one still running after 20 s is serving.
+    let mut status = None;
+    for _ in 0..200 {
+        status = second.try_wait().unwrap();
+        if status.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if status.is_none() {
+        let _ = second.kill();
+        let _ = second.wait();
+        panic!("a second server started on the same database");
+    }
+    let mut err = String::new();
+    second
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!status.unwrap().success(), "{err}");
     assert!(err.contains("another damspel server"), "{err}");
 }

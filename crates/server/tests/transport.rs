@@ -116,22 +116,30 @@ async fn bodies_must_arrive_in_time_and_fit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_cap_do_not_lock_others_out() {
-    let server = short_limits("cap").await;
-    // Twice the cap of idle connections: those beyond it are closed at once, the rest when
-    // their head timeout runs out; none stays.
+    // Idle time long enough that only the cap closes connections here.
+    let mut config = config(temp_db("cap"), 1);
+    config.transport.header_timeout = Duration::from_secs(30);
+    config.transport.max_connections = 16;
+    let server = TestServer::start_with(config).await;
+    // Forty idle connections (the audit's 1,100 at `ulimit -n 1024`, scaled down): the oldest
+    // beyond the cap are closed at once, so they can never use up the file descriptors.
     let mut idle = Vec::new();
-    for _ in 0..32 {
+    for _ in 0..40 {
         idle.push(connect(&server).await);
     }
+    // A new client is served at once, while they are open.
+    let c = reqwest::Client::new();
+    let (status, _) = common::get(&c, &server.url("/api/variants")).await;
+    assert_eq!(status, 200);
     let mut closed = 0;
     for stream in &mut idle {
-        if read_to_close(stream, Duration::from_secs(5)).await.1 {
+        if read_to_close(stream, Duration::from_millis(100)).await.1 {
             closed += 1;
         }
     }
-    assert_eq!(closed, 32, "idle connections stay open");
-    // And a new client is served.
-    let (status, _) = common::get(&reqwest::Client::new(), &server.url("/api/variants")).await;
-    assert_eq!(status, 200);
+    assert!(
+        closed >= 40 - 16,
+        "only {closed} of 40 idle connections were closed (cap 16)"
+    );
     server.stop().await;
 }

@@ -52,7 +52,8 @@ enum Command {
         /// Needed off loopback: without it one is generated and printed.
         #[arg(long)]
         token: Option<String>,
-        /// Open connections at most, 16 to 4096 (more are closed at once).
+        /// Open connections, 16 to 4096: beyond it the oldest is asked to close (at once if
+        /// idle), and 64 past it new ones are closed at once.
         #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u16).range(16..=4096))]
         max_connections: u16,
         /// Minutes a game stays in memory unused, 1 to 1440 (it stays in the database).

@@ -65,6 +65,8 @@ pub async fn serve(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
+        // A request head of more than 64 KiB is refused (431): bounds each connection's buffer.
+        .max_buf_size(64 * 1024)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {

@@ -152,19 +152,28 @@ impl Server {
         self,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let evictor = tokio::spawn(evict_idle_games(self.state.clone()));
+        let evictor = tokio::spawn(evict_idle_games(Arc::downgrade(&self.state)));
         let result = transport::serve(self.listener, self.app, &self.transport, shutdown).await;
         evictor.abort();
         result
     }
 }
 
-/// Drops idle games from memory now and then (they stay in the database).
-async fn evict_idle_games(state: Arc<AppState>) {
-    let every = (state.idle_time() / 2).clamp(Duration::from_millis(50), Duration::from_secs(60));
+/// Drops idle games from memory now and then (they stay in the database). Holds the state
+/// weakly, so that a stopped server's database is closed (and its lock file freed) at once.
+async fn evict_idle_games(state: std::sync::Weak<AppState>) {
+    let Some(every) = state.upgrade().map(|s| s.idle_time() / 2) else {
+        return;
+    };
+    let every = every.clamp(Duration::from_millis(50), Duration::from_secs(60));
     loop {
         tokio::time::sleep(every).await;
-        state.evict_idle();
+        match state.upgrade() {
+            Some(state) => {
+                state.evict_idle();
+            }
+            None => return,
+        }
     }
 }
 

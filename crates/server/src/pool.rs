@@ -78,16 +78,31 @@ impl Pool {
         let running = self.running.clone();
         let _on_drop = cancel.map(CancelOnDrop);
         let handle = tokio::task::spawn_blocking(move || {
-            running.fetch_add(1, Ordering::SeqCst);
-            let out = work();
-            running.fetch_sub(1, Ordering::SeqCst);
-            // The slot is free only now that the work is done.
-            drop(permit);
-            out
+            // The slot is held until the work has returned (or panicked); it is counted as
+            // running until just before (locals drop in reverse order).
+            let _permit = permit;
+            let _running = Running::start(running);
+            work()
         });
         handle
             .await
             .map_err(|e| ApiError::internal(format!("{} failed: {e}", self.name)))
+    }
+}
+
+/// Counts a closure as running for as long as it lives.
+struct Running(Arc<AtomicUsize>);
+
+impl Running {
+    fn start(count: Arc<AtomicUsize>) -> Running {
+        count.fetch_add(1, Ordering::SeqCst);
+        Running(count)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

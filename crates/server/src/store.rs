@@ -153,9 +153,9 @@ impl Store {
     }
 
     fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
-        self.conn
-            .lock()
-            .map_err(|_| ApiError::internal("database lock poisoned"))
+        // A panic while holding the lock leaves the connection usable: SQLite rolls back
+        // whatever statement it was in.
+        Ok(self.conn.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Inserts or replaces a game.

@@ -192,8 +192,10 @@ impl AppState {
                 let claimed = authorize(next.as_mut(), &who, need)?;
                 change(next.as_mut())?;
                 app.save(next.as_mut())?;
-                let state = Arc::new(state_value(next.as_ref())?);
+                // Committed: memory follows the database from here on, whatever comes next.
                 guard.session = next;
+                guard.state = None;
+                let state = Arc::new(state_value(guard.session.as_ref())?);
                 guard.state = Some(state.clone());
                 app.publish(id_of(guard.session.as_ref()), "state", (*state).clone());
                 Ok(with_seats((*state).clone(), &claimed))

@@ -97,6 +97,12 @@ pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
                 }
             );
         }
+        if addr.ip().is_unspecified() {
+            println!(
+                "From another machine, open http://<this machine's address>:{}/{query}",
+                addr.port()
+            );
+        }
         println!("Open that address in a browser; stop with Ctrl-C.");
     })
     .map_err(|e| anyhow!("cannot serve on {addr}: {e}"))

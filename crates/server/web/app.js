@@ -867,7 +867,9 @@ async function runEngine() {
     if (S.engine === mine) S.engine = null;
     if (S.game && S.game.id === g.id) {
       S.enginePaused = true;
-      toast(`The engine could not move: ${err.message}`);
+      toast(err.status === 403
+        ? 'You are watching this game: only its players can make the engine move.'
+        : `The engine could not move: ${err.message}`);
       refreshGame();
     }
   } finally {

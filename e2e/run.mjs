@@ -411,6 +411,26 @@ e2e('two people: drag to move, undo, redo, flip, FEN and PDN export, PDN import'
   await closePage(page);
 });
 
+e2e('a game opened without its seats is watched: a move is refused with a message', async () => {
+  // Created by another client (this script): the browser holds none of its seat secrets.
+  const created = await api('POST', '/api/games', { variant: 'turkish', white: 'human', black: 'human' });
+  assert.ok(created.seats && created.seats.white && created.seats.black, 'the creator gets both seats');
+  const page = await openPage(undefined, `#/game/${created.id}`);
+  await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, created.id);
+  const b = await waitTurn(page);
+  const move = b.legal.find((m) => m.captures.length === 0);
+  await clickSquare(page, move.from);
+  await clickSquare(page, move.to);
+  await page.waitForSelector('[data-toast="error"]');
+  const message = await page.textContent('[data-toast="error"]');
+  assert.match(message, /watching/, message);
+  const after = await waitTurn(page);
+  assert.equal(after.ply, 0, 'the move was not played');
+  const state = await api('GET', `/api/games/${created.id}`);
+  assert.equal(state.history.length, 0);
+  await closePage(page);
+});
+
 e2e('hint, position editor and the list of past games', async () => {
   const page = await openPage();
   await newGame(page, { variant: 'russian', opponent: 'human' });

@@ -31,17 +31,36 @@ struct Cli {
 enum Command {
     /// Serve the web page to play and study every variant (then open the printed address).
     Serve {
-        /// Address to listen on (localhost by default).
+        /// Address to listen on: an IP address or a name such as localhost. Anything but a
+        /// loopback address makes the server reachable from other machines and needs an access
+        /// token (--token, or one is generated and printed).
         #[arg(long, default_value = "127.0.0.1")]
         host: String,
+        /// Port to listen on (0: any free port).
         #[arg(long, default_value_t = 8080)]
         port: u16,
-        /// SQLite database that keeps the games.
+        /// SQLite database that keeps the games (one server per database: a second one is refused).
         #[arg(long, default_value = "damspel.db")]
         db: PathBuf,
-        /// Engine searches allowed to run at the same time.
-        #[arg(long, default_value_t = 2)]
-        searches: usize,
+        /// Engine searches allowed to run at the same time, 1 to 64 (others wait; beyond 64
+        /// waiting, a request gets 503).
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+        searches: u16,
+        /// Another host name the server answers to (as in a browser's address bar), e.g. a
+        /// name for this machine on your network. Repeatable.
+        #[arg(long = "allow-host", value_name = "NAME")]
+        allow_hosts: Vec<String>,
+        /// Access token every request must carry (16 or more letters, digits, `-`, `_`).
+        /// Needed off loopback: without it one is generated and printed.
+        #[arg(long)]
+        token: Option<String>,
+        /// Open connections, 16 to 4096: beyond it the oldest is asked to close (at once if
+        /// idle), and 64 past it new ones are closed at once.
+        #[arg(long, default_value_t = 512, value_parser = clap::value_parser!(u16).range(16..=4096))]
+        max_connections: u16,
+        /// Minutes a game stays in memory unused, 1 to 1440 (it stays in the database).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
+        idle_minutes: u64,
     },
     /// List the variants: id, name, family and board.
     Variants {
@@ -300,7 +319,23 @@ fn main() -> ExitCode {
             port,
             db,
             searches,
-        } => commands::serve::run(catalogue, &host, port, db, searches),
+            allow_hosts,
+            token,
+            max_connections,
+            idle_minutes,
+        } => commands::serve::run(
+            catalogue,
+            commands::serve::Options {
+                host,
+                port,
+                db,
+                searches: usize::from(searches),
+                allow_hosts,
+                token,
+                max_connections: usize::from(max_connections),
+                idle_minutes,
+            },
+        ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),
         Command::Rules { id, json } => commands::rules::run(&catalogue, &id, json),
         Command::Moves { id, fen, json } => {

@@ -2,68 +2,114 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::extract::rejection::JsonRejection;
 use axum::extract::{FromRequest, Path, Request, State};
-use axum::http::{header, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::Json;
 use damspel_notation::pdn::read_game;
 use damspel_rules::describe::{catalogue_order, family_description, FAMILIES};
-use damspel_rules::{with_rules, Catalogue, Position, Squares, Variant};
+use damspel_rules::{with_rules, Catalogue, Color, Position, Squares, Variant};
 use rand::RngExt;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, Semaphore};
+use tokio::sync::broadcast;
 use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::StreamExt;
 
 use crate::error::ApiError;
-use crate::session::{self, Meta, Seat, Session};
+use crate::games::{Games, Shared};
+use crate::pool::{Cancel, Pool};
+use crate::seats::{self, Presented};
+use crate::session::{self, Meta, Seat, Session, MAX_ENGINE_TIME};
 use crate::store::{Row, Store};
 
-/// Longest search a request may ask for.
-pub const MAX_ENGINE_TIME: f64 = 10.0;
+/// Bounds of the server's resources (docs/api.md lists them).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Searches that may run at once.
+    pub searches: usize,
+    /// Blocking threads for move generation, imports and the database.
+    pub work_threads: usize,
+    /// A game unused this long leaves memory (it stays in the database).
+    pub idle_game: Duration,
+    /// Games kept in memory at most (least recently used leave first).
+    pub max_games: usize,
+}
 
-/// A game's session, locked while a request works on it.
-type SharedSession = Arc<tokio::sync::Mutex<Box<dyn Session>>>;
+impl Default for Settings {
+    fn default() -> Settings {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Settings {
+            searches: 2,
+            work_threads: cores.clamp(2, 16),
+            idle_game: Duration::from_secs(600),
+            max_games: 1000,
+        }
+    }
+}
+
+/// Work that may wait for a free thread; more gets a 503 at once.
+pub const MAX_WAITING: usize = 64;
+/// Longest wait for a free thread before a request gets a 503.
+const MAX_WAIT: Duration = Duration::from_secs(60);
+/// Longest FEN a request may send (the largest board's FEN is a few hundred characters).
+pub const MAX_FEN: usize = 4096;
+/// Longest PDN text an import may send.
+pub const MAX_PDN: usize = 512 * 1024;
 
 /// Shared by every request.
 pub struct AppState {
     pub catalogue: Catalogue,
-    pub store: Store,
-    sessions: Mutex<HashMap<String, SharedSession>>,
+    pub store: Arc<Store>,
+    games: Games,
     events: Mutex<HashMap<String, broadcast::Sender<(String, Value)>>>,
-    /// Bounds the searches running at once.
-    searches: Semaphore,
-    /// Searches waiting for a turn (bounded by `MAX_WAITING_SEARCHES`).
-    waiting: AtomicUsize,
+    /// Move generation, imports, database writes.
+    work: Pool,
+    /// Engine searches (`--searches`).
+    searches: Pool,
 }
 
-/// Searches that may wait for a free slot; more get a 503 at once.
-pub const MAX_WAITING_SEARCHES: usize = 64;
-/// Longest wait for a free slot before a search request gets a 503.
-const MAX_SEARCH_WAIT: Duration = Duration::from_secs(60);
-
 impl AppState {
-    pub fn new(catalogue: Catalogue, store: Store, concurrent_searches: usize) -> AppState {
+    pub fn new(catalogue: Catalogue, store: Store, settings: &Settings) -> AppState {
         AppState {
             catalogue,
-            store,
-            sessions: Mutex::new(HashMap::new()),
+            store: Arc::new(store),
+            games: Games::new(settings.idle_game, settings.max_games),
             events: Mutex::new(HashMap::new()),
-            searches: Semaphore::new(concurrent_searches.max(1)),
-            waiting: AtomicUsize::new(0),
+            work: Pool::new("work", settings.work_threads, MAX_WAITING, MAX_WAIT),
+            searches: Pool::new("engine searches", settings.searches, MAX_WAITING, MAX_WAIT),
         }
     }
 
+    /// Searches running at this moment.
+    pub fn searches_running(&self) -> usize {
+        self.searches.running()
+    }
+
+    /// Games in memory at this moment.
+    pub fn games_in_memory(&self) -> usize {
+        self.games.len()
+    }
+
+    /// Drops idle games from memory (and the event channels nobody listens to).
+    pub fn evict_idle(&self) -> usize {
+        let gone = self.games.evict_idle();
+        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        events.retain(|id, tx| tx.receiver_count() > 0 || self.games.contains(id));
+        gone
+    }
+
+    pub fn idle_time(&self) -> Duration {
+        self.games.idle_time()
+    }
+
     fn sender(&self, id: &str) -> broadcast::Sender<(String, Value)> {
-        let mut events = self.events.lock().expect("events lock");
+        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
         events
             .entry(id.to_string())
             .or_insert_with(|| broadcast::channel(64).0)
@@ -81,32 +127,41 @@ impl AppState {
             .map_err(|e| ApiError::unprocessable(e.to_string()))
     }
 
-    /// The session of a game, loaded from the store on first use.
-    async fn session(
-        &self,
-        id: &str,
-    ) -> Result<Arc<tokio::sync::Mutex<Box<dyn Session>>>, ApiError> {
+    /// The game, read from the store if it is not in memory.
+    async fn game(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
         if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return Err(ApiError::not_found(format!("no game `{id}`")));
         }
-        if let Some(s) = self.sessions.lock().expect("sessions lock").get(id) {
-            return Ok(s.clone());
+        for _ in 0..3 {
+            if let Some(slot) = self.games.get(id) {
+                return Ok(slot);
+            }
+            let epoch = self.games.epoch();
+            let app = self.clone();
+            let owned = id.to_string();
+            let session = self.work.run(None, move || app.read_game(&owned)).await??;
+            if let Some(slot) = self.games.insert(id, session, Some(epoch)) {
+                return Ok(slot);
+            }
         }
+        Err(ApiError::unavailable("the game is busy; try again"))
+    }
+
+    /// A stored game, checked like a request: a damaged row is an error for that game only.
+    fn read_game(&self, id: &str) -> Result<Box<dyn Session>, ApiError> {
         let row = self
             .store
             .load(id)?
             .ok_or_else(|| ApiError::not_found(format!("no game `{id}`")))?;
-        let variant = self.variant(&row.meta.variant)?;
-        let session = session::open(variant, row.meta, &row.moves, &row.redo)?;
-        let mut sessions = self.sessions.lock().expect("sessions lock");
-        Ok(sessions
-            .entry(id.to_string())
-            .or_insert_with(|| Arc::new(tokio::sync::Mutex::new(session)))
-            .clone())
+        let damaged = |e: ApiError| {
+            ApiError::internal(format!("the stored game `{id}` is damaged: {}", e.message))
+        };
+        let variant = self.variant(&row.meta.variant).map_err(damaged)?;
+        session::open(variant, row.meta, &row.moves, &row.redo).map_err(damaged)
     }
 
-    /// Writes a session to the store and tells the listeners.
-    fn commit(&self, session: &mut dyn Session) -> Result<Value, ApiError> {
+    /// Writes a changed game to the store; the caller puts it in memory only if this succeeded.
+    fn save(&self, session: &mut dyn Session) -> Result<(), ApiError> {
         session.meta_mut().updated = now();
         let (moves, redo) = session.moves_full();
         let outcome = session.outcome_json();
@@ -116,12 +171,108 @@ impl AppState {
             redo,
             result: outcome.as_ref().map(|o| o.result.to_string()),
             reason: outcome.map(|o| o.reason),
-        })?;
-        let state =
-            serde_json::to_value(session.state()).map_err(|e| ApiError::internal(e.to_string()))?;
-        self.publish(&session.meta().id, "state", state.clone());
-        Ok(state)
+        })
     }
+
+    /// Applies `change` to a copy of the game, commits the copy, and only then puts it in
+    /// memory and tells the listeners. Runs on a blocking thread.
+    async fn change(
+        self: &Arc<Self>,
+        id: &str,
+        who: Presented,
+        need: Need,
+        change: impl FnOnce(&mut dyn Session) -> Result<(), ApiError> + Send + 'static,
+    ) -> Result<Value, ApiError> {
+        let slot = self.game(id).await?;
+        let mut guard = slot.lock_owned().await;
+        let app = self.clone();
+        self.work
+            .run(None, move || {
+                let mut next = guard.session.clone_box();
+                let claimed = authorize(next.as_mut(), &who, need)?;
+                change(next.as_mut())?;
+                app.save(next.as_mut())?;
+                // Committed: memory follows the database from here on, whatever comes next.
+                guard.session = next;
+                guard.state = None;
+                let state = Arc::new(state_value(guard.session.as_ref())?);
+                guard.state = Some(state.clone());
+                app.publish(id_of(guard.session.as_ref()), "state", (*state).clone());
+                Ok(with_seats((*state).clone(), &claimed))
+            })
+            .await?
+    }
+}
+
+fn id_of(s: &dyn Session) -> &str {
+    &s.meta().id
+}
+
+fn state_value(s: &dyn Session) -> Result<Value, ApiError> {
+    serde_json::to_value(s.state()).map_err(|e| ApiError::internal(e.to_string()))
+}
+
+/// A state with the secrets of the seats this request was just given (they are never shown
+/// again: the server keeps only their hashes).
+fn with_seats(mut state: Value, given: &[(Color, String)]) -> Value {
+    if !given.is_empty() {
+        let seats: serde_json::Map<String, Value> = given
+            .iter()
+            .map(|(c, secret)| (c.name().to_string(), json!(secret)))
+            .collect();
+        state["seats"] = Value::Object(seats);
+    }
+    state
+}
+
+/// What a request must hold to change a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Need {
+    /// The seat of the side to move (any seat of the game when an engine is to move).
+    Mover,
+    /// Any seat of the game.
+    AnySeat,
+}
+
+/// The seats whose secret controls a game: the human ones, or White's when both are engines
+/// (someone must be able to drive an engine game).
+fn controllers(meta: &Meta) -> Vec<Color> {
+    let human: Vec<Color> = [(Color::White, meta.white), (Color::Black, meta.black)]
+        .into_iter()
+        .filter(|(_, s)| *s == Seat::Human)
+        .map(|(c, _)| c)
+        .collect();
+    if human.is_empty() {
+        vec![Color::White]
+    } else {
+        human
+    }
+}
+
+/// Checks that the request may make the change. A controlling seat that has no secret yet (a
+/// game stored before seats existed) is claimed by the first request that needs it: its new
+/// secret is set on `session` (committed with the change) and returned.
+fn authorize(
+    session: &mut dyn Session,
+    who: &Presented,
+    need: Need,
+) -> Result<Vec<(Color, String)>, ApiError> {
+    let meta = session.meta();
+    let controllers = controllers(meta);
+    let side = session.side_to_move();
+    let wanted: Vec<Color> = match need {
+        Need::Mover if controllers.contains(&side) => vec![side],
+        _ => controllers,
+    };
+    if wanted.iter().any(|&c| who.holds(&meta.keys, c)) {
+        return Ok(Vec::new());
+    }
+    let Some(&free) = wanted.iter().find(|&&c| meta.keys.get(c).is_none()) else {
+        return Err(seats::watching());
+    };
+    let secret = seats::new_secret();
+    session.meta_mut().keys.set(free, seats::hash(&secret));
+    Ok(vec![(free, secret)])
 }
 
 pub fn now() -> String {
@@ -132,6 +283,47 @@ pub fn now() -> String {
         .unwrap_or_default()
 }
 
+/// A request body, read within the body limit (413 beyond it) and the body deadline (408).
+async fn read_body<S: Send + Sync>(req: Request, state: &S) -> Result<axum::body::Bytes, ApiError> {
+    axum::body::Bytes::from_request(req, state)
+        .await
+        .map_err(|rejection| {
+            let status = rejection.status();
+            if status == StatusCode::PAYLOAD_TOO_LARGE {
+                return ApiError::new(
+                    status,
+                    format!("the body is larger than {} bytes", crate::MAX_BODY),
+                );
+            }
+            let mut source: Option<&dyn std::error::Error> = Some(&rejection);
+            while let Some(e) = source {
+                if e.is::<tower_http::timeout::TimeoutError>() {
+                    return ApiError::new(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "the body did not arrive in time",
+                    );
+                }
+                source = e.source();
+            }
+            ApiError::new(status, rejection.body_text())
+        })
+}
+
+fn is_json(req: &Request) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/json"))
+}
+
+fn not_json() -> ApiError {
+    ApiError::new(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "send the body as JSON with Content-Type: application/json",
+    )
+}
+
 /// JSON bodies whose errors are answered as `{"error": ...}` with a 4xx.
 pub struct Body<T>(pub T);
 
@@ -139,16 +331,13 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for Body<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        match Json::<T>::from_request(req, state).await {
-            Ok(Json(value)) => Ok(Body(value)),
-            Err(rejection) => Err(match rejection {
-                JsonRejection::MissingJsonContentType(_) => ApiError::new(
-                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                    "send the body as JSON with Content-Type: application/json",
-                ),
-                other => ApiError::bad_request(other.body_text()),
-            }),
+        if !is_json(&req) {
+            return Err(not_json());
         }
+        let bytes = read_body(req, state).await?;
+        serde_json::from_slice(&bytes)
+            .map(Body)
+            .map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
     }
 }
 
@@ -159,11 +348,13 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalB
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = axum::body::Bytes::from_request(req, state)
-            .await
-            .map_err(|e| ApiError::bad_request(e.body_text()))?;
+        let json = is_json(&req);
+        let bytes = read_body(req, state).await?;
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return Ok(OptionalBody(T::default()));
+        }
+        if !json {
+            return Err(not_json());
         }
         serde_json::from_slice(&bytes)
             .map(OptionalBody)
@@ -172,7 +363,7 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for OptionalB
 }
 
 type AppResult<T> = Result<T, ApiError>;
-type Shared = State<Arc<AppState>>;
+type App = State<Arc<AppState>>;
 
 fn board_json(v: &Variant) -> Value {
     json!({
@@ -189,7 +380,7 @@ fn variant_summary(v: &Variant) -> Value {
     })
 }
 
-pub async fn variants(State(app): Shared) -> AppResult<Json<Value>> {
+pub async fn variants(State(app): App) -> AppResult<Json<Value>> {
     let mut variants = app
         .catalogue
         .variants()
@@ -214,7 +405,7 @@ pub async fn variants(State(app): Shared) -> AppResult<Json<Value>> {
     })))
 }
 
-pub async fn variant(State(app): Shared, Path(id): Path<String>) -> AppResult<Json<Value>> {
+pub async fn variant(State(app): App, Path(id): Path<String>) -> AppResult<Json<Value>> {
     let v = app
         .catalogue
         .get(&id)
@@ -273,8 +464,15 @@ fn engine_time(t: Option<f64>) -> AppResult<f64> {
     }
 }
 
-/// The canonical FEN of a FEN text, or what is wrong with it.
+/// The canonical FEN of a FEN text, or what is wrong with it. Generates moves (the position
+/// check): call it on a blocking thread.
 fn check_fen(v: &Variant, fen: &str) -> AppResult<String> {
+    if fen.len() > MAX_FEN {
+        return Err(ApiError::unprocessable(format!(
+            "a FEN may have at most {MAX_FEN} characters, this one has {}",
+            fen.len()
+        )));
+    }
     with_rules!(v.clone(), |rules| {
         let g = &rules.variant().geometry;
         let setup = damspel_notation::parse_fen(g, fen)
@@ -285,7 +483,15 @@ fn check_fen(v: &Variant, fen: &str) -> AppResult<String> {
     })
 }
 
-async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)> {
+/// Builds a new game from a request: reads the PDN, checks the position and replays the moves
+/// (a blocking thread's work), then commits it before anyone can see it.
+fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)> {
+    if body.pdn.as_ref().is_some_and(|p| p.len() > MAX_PDN) {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a PDN import may have at most {MAX_PDN} bytes (one game)"),
+        ));
+    }
     let pdn = match &body.pdn {
         Some(text) => Some(read_game(text).map_err(|e| ApiError::unprocessable(e.to_string()))?),
         None => None,
@@ -305,6 +511,14 @@ async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Va
     let (start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
         (None, Some(game)) => {
+            if game.moves.len() > session::MAX_PLIES {
+                return Err(ApiError::unprocessable(format!(
+                    "the PDN game has {} plies; a game may have at most {}: a game that long is \
+                     not draughts (the draw rules end real games long before)",
+                    game.moves.len(),
+                    session::MAX_PLIES
+                )));
+            }
             let fen = match game.tag("FEN") {
                 Some(fen) => check_fen(&v, fen)?,
                 None => check_fen(&v, &start_fen_of(&v))?,
@@ -321,7 +535,7 @@ async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Va
             .collect()
     };
     let stamp = now();
-    let meta = Meta {
+    let mut meta = Meta {
         id: id.clone(),
         variant: v.id.clone(),
         white: body.white,
@@ -330,7 +544,15 @@ async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Va
         start_fen,
         created: stamp.clone(),
         updated: stamp,
+        keys: Default::default(),
     };
+    let given: Vec<(Color, String)> = controllers(&meta)
+        .into_iter()
+        .map(|c| (c, seats::new_secret()))
+        .collect();
+    for (c, secret) in &given {
+        meta.keys.set(*c, seats::hash(secret));
+    }
     let mut session = session::open(v, meta, &[], &[])?;
     for (i, text) in moves.iter().enumerate() {
         session.play(text).map_err(|e| {
@@ -341,12 +563,14 @@ async fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Va
             ))
         })?;
     }
-    let state = app.commit(session.as_mut())?;
-    app.sessions
-        .lock()
-        .expect("sessions lock")
-        .insert(id, Arc::new(tokio::sync::Mutex::new(session)));
-    Ok((StatusCode::CREATED, Json(state)))
+    app.save(session.as_mut())?;
+    let state = state_value(session.as_ref())?;
+    if let Some(slot) = app.games.insert(&id, session, None) {
+        if let Ok(mut slot) = slot.try_lock() {
+            slot.state = Some(Arc::new(state.clone()));
+        }
+    }
+    Ok((StatusCode::CREATED, Json(with_seats(state, &given))))
 }
 
 fn start_fen_of(v: &Variant) -> String {
@@ -357,32 +581,49 @@ fn start_fen_of(v: &Variant) -> String {
 }
 
 pub async fn new_game(
-    State(app): Shared,
+    State(app): App,
     Body(body): Body<NewGame>,
 ) -> AppResult<(StatusCode, Json<Value>)> {
-    create(&app, body).await
+    let worker = app.clone();
+    app.work.run(None, move || create(&worker, body)).await?
 }
 
 pub async fn import(
-    State(app): Shared,
+    State(app): App,
     Body(body): Body<NewGame>,
 ) -> AppResult<(StatusCode, Json<Value>)> {
     if body.fen.is_none() && body.pdn.is_none() {
         return Err(ApiError::unprocessable("import needs a pdn or a fen"));
     }
-    create(&app, body).await
+    let worker = app.clone();
+    app.work.run(None, move || create(&worker, body)).await?
 }
 
-pub async fn list(State(app): Shared) -> AppResult<Json<Value>> {
-    Ok(Json(Value::Array(app.store.list(500)?)))
+pub async fn list(State(app): App) -> AppResult<Json<Value>> {
+    let worker = app.clone();
+    let rows = app.work.run(None, move || worker.store.list(500)).await??;
+    Ok(Json(Value::Array(rows)))
 }
 
-pub async fn game(State(app): Shared, Path(id): Path<String>) -> AppResult<Json<Value>> {
-    let session = app.session(&id).await?;
-    let s = session.lock().await;
-    Ok(Json(
-        serde_json::to_value(s.state()).map_err(|e| ApiError::internal(e.to_string()))?,
-    ))
+/// A game's state: the one shown last if nothing changed since, else worked out on a blocking
+/// thread (it generates the moves of the position).
+async fn shown_state(app: &Arc<AppState>, id: &str) -> AppResult<Arc<Value>> {
+    let slot = app.game(id).await?;
+    let mut guard = slot.lock_owned().await;
+    if let Some(state) = &guard.state {
+        return Ok(state.clone());
+    }
+    app.work
+        .run(None, move || {
+            let state = Arc::new(state_value(guard.session.as_ref())?);
+            guard.state = Some(state.clone());
+            Ok(state)
+        })
+        .await?
+}
+
+pub async fn game(State(app): App, Path(id): Path<String>) -> AppResult<Json<Value>> {
+    Ok(Json((*shown_state(&app, &id).await?).clone()))
 }
 
 #[derive(Deserialize)]
@@ -393,28 +634,44 @@ pub struct PlayMove {
 }
 
 pub async fn play(
-    State(app): Shared,
+    State(app): App,
     Path(id): Path<String>,
+    headers: HeaderMap,
     Body(body): Body<PlayMove>,
 ) -> AppResult<Json<Value>> {
-    let session = app.session(&id).await?;
-    let mut s = session.lock().await;
-    s.play(&body.text)?;
-    Ok(Json(app.commit(s.as_mut())?))
+    if body.text.len() > 512 {
+        return Err(ApiError::unprocessable(
+            "a move text may have at most 512 characters",
+        ));
+    }
+    let who = Presented::from_headers(&headers);
+    let text = body.text;
+    Ok(Json(
+        app.change(&id, who, Need::Mover, move |s| s.play(&text))
+            .await?,
+    ))
 }
 
-pub async fn undo(State(app): Shared, Path(id): Path<String>) -> AppResult<Json<Value>> {
-    let session = app.session(&id).await?;
-    let mut s = session.lock().await;
-    s.undo()?;
-    Ok(Json(app.commit(s.as_mut())?))
+pub async fn undo(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, |s| s.undo()).await?,
+    ))
 }
 
-pub async fn redo(State(app): Shared, Path(id): Path<String>) -> AppResult<Json<Value>> {
-    let session = app.session(&id).await?;
-    let mut s = session.lock().await;
-    s.redo()?;
-    Ok(Json(app.commit(s.as_mut())?))
+pub async fn redo(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, |s| s.redo()).await?,
+    ))
 }
 
 #[derive(Deserialize, Default)]
@@ -423,43 +680,23 @@ pub struct Think {
     time: Option<f64>,
 }
 
-/// A turn to search: at once if a slot is free, else after the searches ahead; a 503 when too
-/// many are waiting or the wait is too long, so that requests never pile up without bound.
-async fn wait_for_search_slot(app: &AppState) -> AppResult<tokio::sync::SemaphorePermit<'_>> {
-    let busy = || {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the engine is busy with other games; try again in a moment",
-        )
-    };
-    if let Ok(permit) = app.searches.try_acquire() {
-        return Ok(permit);
-    }
-    if app.waiting.fetch_add(1, Ordering::SeqCst) >= MAX_WAITING_SEARCHES {
-        app.waiting.fetch_sub(1, Ordering::SeqCst);
-        return Err(busy());
-    }
-    let permit = tokio::time::timeout(MAX_SEARCH_WAIT, app.searches.acquire()).await;
-    app.waiting.fetch_sub(1, Ordering::SeqCst);
-    match permit {
-        Ok(Ok(permit)) => Ok(permit),
-        Ok(Err(_)) => Err(ApiError::internal("the server is shutting down")),
-        Err(_) => Err(busy()),
-    }
-}
-
-/// Runs a search on the game's current position, streaming its progress.
+/// Runs a search on the game's current position, streaming its progress. The search holds its
+/// slot until it has returned; a client that goes away stops it.
 async fn think(
     app: &Arc<AppState>,
     id: &str,
+    who: &Presented,
     time: Option<f64>,
-) -> AppResult<(
-    session::SearchOutcome,
-    Arc<tokio::sync::Mutex<Box<dyn Session>>>,
-)> {
-    let session = app.session(id).await?;
+) -> AppResult<session::SearchOutcome> {
+    let slot = app.game(id).await?;
+    let cancel = Cancel::new();
     let job = {
-        let s = session.lock().await;
+        let s = slot.lock().await;
+        let s = &s.session;
+        if !who.holds_any(&s.meta().keys) {
+            // A game stored before seats: its free seat is claimed through a change first.
+            return Err(seats::watching());
+        }
         if let Some(o) = s.outcome_json() {
             return Err(ApiError::conflict(format!(
                 "the game is over: {}",
@@ -470,56 +707,108 @@ async fn think(
             Some(_) => engine_time(time)?,
             None => s.meta().engine_time,
         };
-        s.search_job(Duration::from_secs_f64(time))
+        s.search_job(Duration::from_secs_f64(time), cancel.clone())
     };
-    let _permit = wait_for_search_slot(app).await?;
     let sender = app.sender(id);
-    let outcome = tokio::task::spawn_blocking(move || {
-        job(&mut |info| {
-            let _ = sender.send(("info".to_string(), info));
+    app.searches
+        .run(Some(cancel), move || {
+            job(&mut |info| {
+                let _ = sender.send(("info".to_string(), info));
+            })
         })
-    })
-    .await
-    .map_err(|e| ApiError::internal(format!("search failed: {e}")))?;
-    Ok((outcome, session))
+        .await
+}
+
+/// Claims a free seat of a game stored before seats existed, for a request that holds none, so
+/// that searches (which change nothing) can check seats like changes do.
+async fn claim_if_free(app: &Arc<AppState>, id: &str, who: &Presented) -> AppResult<Option<Value>> {
+    let slot = app.game(id).await?;
+    {
+        let s = slot.lock().await;
+        let meta = s.session.meta();
+        if who.holds_any(&meta.keys)
+            || controllers(meta)
+                .iter()
+                .all(|&c| meta.keys.get(c).is_some())
+        {
+            return Ok(None);
+        }
+    }
+    let claimed = app
+        .change(id, who.clone(), Need::AnySeat, |_| Ok(()))
+        .await?;
+    Ok(claimed.get("seats").cloned())
+}
+
+/// The request's seats plus any it just claimed.
+fn with_claim(who: &Presented, claimed: &Option<Value>) -> Presented {
+    let mut who = who.clone();
+    if let Some(Value::Object(seats)) = claimed {
+        for secret in seats.values().filter_map(Value::as_str) {
+            who.add(secret);
+        }
+    }
+    who
 }
 
 pub async fn engine_move(
-    State(app): Shared,
+    State(app): App,
     Path(id): Path<String>,
+    headers: HeaderMap,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
-    let time = body.time;
-    let (outcome, session) = think(&app, &id, time).await?;
-    let mut s = session.lock().await;
-    if s.position_hash() != outcome.position_hash {
-        return Err(ApiError::conflict("the position changed during the search"));
+    let who = Presented::from_headers(&headers);
+    let claimed = claim_if_free(&app, &id, &who).await?;
+    let who = with_claim(&who, &claimed);
+    let outcome = think(&app, &id, &who, body.time).await?;
+    let mut state = app
+        .change(&id, who, Need::AnySeat, move |s| {
+            if s.position_hash() != outcome.position_hash {
+                return Err(ApiError::conflict("the position changed during the search"));
+            }
+            let best = outcome
+                .best_full
+                .ok_or_else(|| ApiError::conflict("there is no legal move"))?;
+            s.play(&best)
+        })
+        .await?;
+    if let Some(seats) = claimed {
+        state["seats"] = seats;
     }
-    let best = outcome
-        .best_full
-        .ok_or_else(|| ApiError::conflict("there is no legal move"))?;
-    s.play(&best)?;
-    Ok(Json(app.commit(s.as_mut())?))
+    Ok(Json(state))
 }
 
 pub async fn hint(
-    State(app): Shared,
+    State(app): App,
     Path(id): Path<String>,
+    headers: HeaderMap,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
-    let time = body.time;
-    let (outcome, _) = think(&app, &id, time).await?;
-    Ok(Json(json!({
+    let who = Presented::from_headers(&headers);
+    let claimed = claim_if_free(&app, &id, &who).await?;
+    let who = with_claim(&who, &claimed);
+    let outcome = think(&app, &id, &who, body.time).await?;
+    let mut answer = json!({
         "move": outcome.best_notation,
         "full": outcome.best_full,
         "score": outcome.score,
         "pv": outcome.pv,
-    })))
+    });
+    if let Some(seats) = claimed {
+        answer["seats"] = seats;
+    }
+    Ok(Json(answer))
 }
 
-pub async fn pdn(State(app): Shared, Path(id): Path<String>) -> AppResult<impl IntoResponse> {
-    let session = app.session(&id).await?;
-    let s = session.lock().await;
+pub async fn pdn(State(app): App, Path(id): Path<String>) -> AppResult<impl IntoResponse> {
+    let slot = app.game(&id).await?;
+    let guard = slot.lock_owned().await;
+    let (variant, text) = app
+        .work
+        .run(None, move || {
+            (guard.session.meta().variant.clone(), guard.session.pdn())
+        })
+        .await?;
     Ok((
         [
             (
@@ -528,26 +817,21 @@ pub async fn pdn(State(app): Shared, Path(id): Path<String>) -> AppResult<impl I
             ),
             (
                 header::CONTENT_DISPOSITION,
-                format!(
-                    "attachment; filename=\"damspel-{}-{id}.pdn\"",
-                    s.meta().variant
-                ),
+                format!("attachment; filename=\"damspel-{variant}-{id}.pdn\""),
             ),
         ],
-        s.pdn(),
+        text,
     ))
 }
 
 pub async fn events(
-    State(app): Shared,
+    State(app): App,
     Path(id): Path<String>,
 ) -> AppResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
-    let session = app.session(&id).await?;
-    let first = {
-        let s = session.lock().await;
-        serde_json::to_string(&s.state()).map_err(|e| ApiError::internal(e.to_string()))?
-    };
+    app.game(&id).await?;
+    // Subscribe first, so that no change between the first state and the stream is missed.
     let receiver = app.sender(&id).subscribe();
+    let first = shown_state(&app, &id).await?.to_string();
     let initial = tokio_stream::once(Ok(Event::default().event("state").data(first)));
     let updates = BroadcastStream::new(receiver).filter_map(|item| {
         // A slow listener that missed messages just gets the next ones.
@@ -565,11 +849,14 @@ pub struct CheckPosition {
 }
 
 pub async fn check_position(
-    State(app): Shared,
+    State(app): App,
     Body(body): Body<CheckPosition>,
 ) -> AppResult<Json<Value>> {
     let v = app.variant(&body.variant)?;
-    let fen = check_fen(&v, &body.fen)?;
+    let fen = app
+        .work
+        .run(None, move || check_fen(&v, &body.fen))
+        .await??;
     Ok(Json(json!({"ok": true, "fen": fen})))
 }
 

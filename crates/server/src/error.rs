@@ -38,6 +38,18 @@ impl ApiError {
     pub fn internal(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
     }
+
+    pub fn unavailable(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, message)
+    }
+
+    /// The same error, its message prefixed with what was being done.
+    pub fn context(self, what: &str) -> ApiError {
+        ApiError {
+            status: self.status,
+            message: format!("{what}: {}", self.message),
+        }
+    }
 }
 
 impl IntoResponse for ApiError {
@@ -48,6 +60,16 @@ impl IntoResponse for ApiError {
 
 impl From<rusqlite::Error> for ApiError {
     fn from(e: rusqlite::Error) -> Self {
-        ApiError::internal(format!("database: {e}"))
+        // Busy or locked (another process holds the database), full or read-only: the change
+        // was not made and may succeed later.
+        use rusqlite::ErrorCode::*;
+        match e.sqlite_error_code() {
+            Some(
+                DatabaseBusy | DatabaseLocked | DiskFull | ReadOnly | CannotOpen | SystemIoFailure,
+            ) => ApiError::unavailable(format!(
+                "the database cannot take the change now ({e}); nothing was changed, try again"
+            )),
+            _ => ApiError::internal(format!("database: {e}")),
+        }
     }
 }

@@ -4,33 +4,75 @@
 
 mod api;
 mod error;
+mod games;
+mod guard;
+mod pool;
+mod seats;
 mod session;
 mod store;
+mod transport;
 mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
 use damspel_rules::Catalogue;
+use tower_http::timeout::RequestBodyDeadlineLayer;
 
-pub use api::{AppState, MAX_ENGINE_TIME};
+pub use api::{AppState, Settings, MAX_FEN, MAX_PDN, MAX_WAITING};
 pub use error::ApiError;
-pub use store::Store;
+pub use guard::COOKIE;
+pub use seats::HEADER as SEAT_HEADER;
+pub use session::{MAX_ENGINE_TIME, MAX_PLIES};
+pub use store::{OpenError, Store, BUSY_TIMEOUT};
+pub use transport::Transport;
+
+/// Largest request body (a PDN import of one long game fits many times over).
+pub const MAX_BODY: usize = 1 << 20;
 
 /// How to run the server.
 pub struct Config {
     pub addr: SocketAddr,
     pub db: PathBuf,
-    /// Searches that may run at once (others wait).
-    pub concurrent_searches: usize,
+    pub settings: Settings,
+    pub transport: Transport,
+    /// Host names the server answers to besides its own address (`--allow-host`).
+    pub allow_hosts: Vec<String>,
+    /// Access token; a server on a non-loopback address gets a generated one if this is None.
+    pub token: Option<String>,
+    /// How long a database write waits for a lock held by another process.
+    pub busy_timeout: Duration,
+}
+
+impl Config {
+    pub fn new(addr: SocketAddr, db: PathBuf) -> Config {
+        Config {
+            addr,
+            db,
+            settings: Settings::default(),
+            transport: Transport::default(),
+            allow_hosts: Vec::new(),
+            token: None,
+            busy_timeout: BUSY_TIMEOUT,
+        }
+    }
+}
+
+/// What the server listens on, once it does.
+#[derive(Clone, Debug)]
+pub struct Bound {
+    pub addr: SocketAddr,
+    /// The access token requests need (None: none needed, a loopback server without --token).
+    pub token: Option<String>,
 }
 
 /// The application: every route over a shared state.
-pub fn router(state: Arc<AppState>) -> Router {
+pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transport) -> Router {
     Router::new()
         .route("/", get(web::index))
         .route("/app.js", get(web::script))
@@ -51,16 +93,96 @@ pub fn router(state: Arc<AppState>) -> Router {
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
         .method_not_allowed_fallback(api::method_not_allowed)
         .fallback(api::no_such_page)
-        .layer(DefaultBodyLimit::max(1 << 20))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(RequestBodyDeadlineLayer::new(transport.body_timeout))
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
         .with_state(state)
 }
 
+/// A server bound to its address and database, not yet answering.
+pub struct Server {
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState>,
+    app: Router,
+    bound: Bound,
+    transport: Transport,
+}
+
+impl Server {
+    /// Takes the database (refused if another server holds it) and binds the address.
+    pub async fn bind(
+        catalogue: Catalogue,
+        config: Config,
+    ) -> Result<Server, Box<dyn std::error::Error + Send + Sync>> {
+        let store = Store::open(&config.db, config.busy_timeout)?;
+        let state = Arc::new(AppState::new(catalogue, store, &config.settings));
+        let listener = tokio::net::TcpListener::bind(config.addr).await?;
+        let addr = listener.local_addr()?;
+        let token = match config.token {
+            Some(t) => Some(t),
+            None if !addr.ip().is_loopback() => Some(seats::new_secret()),
+            None => None,
+        };
+        let guard = Arc::new(guard::Guard::new(
+            addr,
+            &config.allow_hosts,
+            token.as_deref(),
+        ));
+        let app = router(state.clone(), guard, &config.transport);
+        Ok(Server {
+            listener,
+            state,
+            app,
+            bound: Bound { addr, token },
+            transport: config.transport,
+        })
+    }
+
+    pub fn bound(&self) -> &Bound {
+        &self.bound
+    }
+
+    /// The shared state (for tests: the gauges of searches and games in memory).
+    pub fn state(&self) -> Arc<AppState> {
+        self.state.clone()
+    }
+
+    /// Serves until `shutdown` completes, then finishes the requests under way (for a while).
+    pub async fn run_until(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let evictor = tokio::spawn(evict_idle_games(Arc::downgrade(&self.state)));
+        let result = transport::serve(self.listener, self.app, &self.transport, shutdown).await;
+        evictor.abort();
+        result
+    }
+}
+
+/// Drops idle games from memory now and then (they stay in the database). Holds the state
+/// weakly, so that a stopped server's database is closed (and its lock file freed) at once.
+async fn evict_idle_games(state: std::sync::Weak<AppState>) {
+    let Some(every) = state.upgrade().map(|s| s.idle_time() / 2) else {
+        return;
+    };
+    let every = every.clamp(Duration::from_millis(50), Duration::from_secs(60));
+    loop {
+        tokio::time::sleep(every).await;
+        match state.upgrade() {
+            Some(state) => {
+                state.evict_idle();
+            }
+            None => return,
+        }
+    }
+}
+
 /// Serves until Ctrl-C or SIGTERM; every change is already in the database, so stopping loses
-/// nothing. `ready` is called with the bound address once the server listens.
+/// nothing. `ready` is called once the server listens.
 pub async fn serve(
     catalogue: Catalogue,
     config: Config,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(&Bound),
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     serve_until(catalogue, config, ready, shutdown_signal()).await
 }
@@ -69,16 +191,12 @@ pub async fn serve(
 pub async fn serve_until(
     catalogue: Catalogue,
     config: Config,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(&Bound),
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let store = Store::open(&config.db)?;
-    let state = Arc::new(AppState::new(catalogue, store, config.concurrent_searches));
-    let listener = tokio::net::TcpListener::bind(config.addr).await?;
-    ready(listener.local_addr()?);
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    let server = Server::bind(catalogue, config).await?;
+    ready(server.bound());
+    server.run_until(shutdown).await?;
     Ok(())
 }
 
@@ -107,7 +225,7 @@ async fn shutdown_signal() {
 pub fn run(
     catalogue: Catalogue,
     config: Config,
-    ready: impl FnOnce(SocketAddr),
+    ready: impl FnOnce(&Bound),
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()

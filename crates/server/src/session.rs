@@ -14,6 +14,16 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::error::ApiError;
+use crate::pool::Cancel;
+use crate::seats::SeatKeys;
+
+/// Longest game the server keeps, in plies. The draw rules end real games long before (the
+/// longest games of the reference data have a few hundred plies); beyond this a game is not
+/// draughts but a way to make every request on it slow.
+pub const MAX_PLIES: usize = 2000;
+
+/// Longest search a request may ask for, in seconds.
+pub const MAX_ENGINE_TIME: f64 = 10.0;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -34,6 +44,9 @@ pub struct Meta {
     pub start_fen: String,
     pub created: String,
     pub updated: String,
+    /// Hashes of the seats' secrets: never sent to anyone.
+    #[serde(skip)]
+    pub keys: SeatKeys,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -112,7 +125,10 @@ pub fn score_json(kind: ScoreKind) -> Value {
 pub trait Session: Send {
     fn meta(&self) -> &Meta;
     fn meta_mut(&mut self) -> &mut Meta;
+    /// A copy to change: the stored game is replaced by it only once the change is committed.
+    fn clone_box(&self) -> Box<dyn Session>;
     fn state(&self) -> GameState;
+    fn side_to_move(&self) -> Color;
     /// Plays a move given as PDN text (a full path always works).
     fn play(&mut self, text: &str) -> Result<(), ApiError>;
     fn undo(&mut self) -> Result<(), ApiError>;
@@ -122,15 +138,19 @@ pub trait Session: Send {
     fn outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
-    /// A search of the current position for at most `time`.
-    fn search_job(&self, time: Duration) -> SearchJob;
+    /// A search of the current position for at most `time`, stopped early by `cancel`.
+    fn search_job(&self, time: Duration, cancel: Arc<Cancel>) -> SearchJob;
 }
 
+#[derive(Clone)]
 struct GameSession<B: Bits> {
     meta: Meta,
     game: Game<B>,
+    /// Each played move as shown, computed once when it is played, so that showing a game costs
+    /// one move generation (the current position's), not one per ply.
+    shown: Vec<MoveJson>,
     /// Undone moves as a stack: the next one to redo is last.
-    undone: Vec<Move<B>>,
+    undone: Vec<(Move<B>, MoveJson)>,
 }
 
 /// A session for a variant, from a start FEN and stored moves.
@@ -140,6 +160,12 @@ pub fn open(
     moves: &[String],
     redo: &[String],
 ) -> Result<Box<dyn Session>, ApiError> {
+    let t = meta.engine_time;
+    if !(t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME) {
+        return Err(ApiError::unprocessable(format!(
+            "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {t}"
+        )));
+    }
     with_rules!(variant, |rules| {
         let s = GameSession::new(Arc::new(rules), meta, moves, redo)?;
         Ok(Box::new(s) as Box<dyn Session>)
@@ -162,48 +188,54 @@ impl<B: Bits> GameSession<B> {
             parse_fen(g, &meta.start_fen).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         let start = Position::from_setup(&rules, &setup)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        if moves.len() + redo.len() > MAX_PLIES {
+            return Err(too_long());
+        }
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
+            shown: Vec::new(),
             undone: Vec::new(),
         };
-        for text in moves {
-            session.play(text)?;
+        for (i, text) in moves.iter().enumerate() {
+            session
+                .play(text)
+                .map_err(|e| e.context(&format!("move {} (`{text}`)", i + 1)))?;
         }
         // Undone moves are stored in playing order: play them, then take them back again.
         let depth = session.game.moves().len();
-        for text in redo {
-            session.play(text)?;
+        for (i, text) in redo.iter().enumerate() {
+            session
+                .play(text)
+                .map_err(|e| e.context(&format!("undone move {} (`{text}`)", i + 1)))?;
         }
         while session.game.moves().len() > depth {
-            let mv = session.game.undo().expect("a replayed move");
-            session.undone.push(mv);
+            session.undo()?;
         }
         Ok(session)
     }
+}
 
-    fn move_json(&self, pos: &Position<B>, mv: &Move<B>) -> MoveJson {
-        let rules = self.game.rules();
-        let g = &rules.variant().geometry;
-        let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
-        let detail = legal
-            .iter()
-            .find(|d| d.mv == *mv)
-            .cloned()
-            .unwrap_or_else(|| damspel_rules::MoveDetail {
-                mv: *mv,
-                path: vec![mv.to()],
-                captures: mv.captured().squares().map(damspel_rules::Square).collect(),
-            });
-        MoveJson {
-            notation: format_detail(g, &detail, &legal),
-            full: full_path(g, &detail),
-            from: g.name(mv.from()),
-            to: g.name(mv.to()),
-            path: detail.path.iter().map(|&s| g.name(s)).collect(),
-            captures: detail.captures.iter().map(|&s| g.name(s)).collect(),
-            promotes: mv.promotes(),
-        }
+fn too_long() -> ApiError {
+    ApiError::unprocessable(format!(
+        "a game may have at most {MAX_PLIES} plies: a game that long is not draughts (the draw \
+         rules end real games long before)"
+    ))
+}
+
+fn move_json<B: Bits>(
+    g: &damspel_rules::Geometry,
+    detail: &damspel_rules::MoveDetail<B>,
+    legal: &[damspel_rules::MoveDetail<B>],
+) -> MoveJson {
+    MoveJson {
+        notation: format_detail(g, detail, legal),
+        full: full_path(g, detail),
+        from: g.name(detail.mv.from()),
+        to: g.name(detail.mv.to()),
+        path: detail.path.iter().map(|&s| g.name(s)).collect(),
+        captures: detail.captures.iter().map(|&s| g.name(s)).collect(),
+        promotes: detail.mv.promotes(),
     }
 }
 
@@ -214,6 +246,14 @@ impl<B: Bits> Session for GameSession<B> {
 
     fn meta_mut(&mut self) -> &mut Meta {
         &mut self.meta
+    }
+
+    fn clone_box(&self) -> Box<dyn Session> {
+        Box::new(self.clone())
+    }
+
+    fn side_to_move(&self) -> Color {
+        self.game.position().side_to_move()
     }
 
     fn state(&self) -> GameState {
@@ -244,15 +284,7 @@ impl<B: Bits> Session for GameSession<B> {
         };
         let legal: Vec<MoveJson> = legal_details
             .iter()
-            .map(|d| MoveJson {
-                notation: format_detail(g, d, &legal_details),
-                full: full_path(g, d),
-                from: g.name(d.mv.from()),
-                to: g.name(d.mv.to()),
-                path: d.path.iter().map(|&s| g.name(s)).collect(),
-                captures: d.captures.iter().map(|&s| g.name(s)).collect(),
-                promotes: d.mv.promotes(),
-            })
+            .map(|d| move_json(g, d, &legal_details))
             .collect();
         let mut must_capture: Vec<String> = legal_details
             .iter()
@@ -260,15 +292,17 @@ impl<B: Bits> Session for GameSession<B> {
             .map(|d| g.name(d.mv.from()))
             .collect();
         must_capture.dedup();
-        let mut history = Vec::new();
-        let positions: Vec<&Position<B>> = self.game.positions().collect();
-        for (i, mv) in self.game.moves().iter().enumerate() {
-            history.push(PlyJson {
+        let history = self
+            .game
+            .positions()
+            .zip(&self.shown)
+            .enumerate()
+            .map(|(i, (p, shown))| PlyJson {
                 ply: i + 1,
-                side: color_name(positions[i].side_to_move()),
-                mv: self.move_json(positions[i], mv),
-            });
-        }
+                side: color_name(p.side_to_move()),
+                mv: shown.clone(),
+            })
+            .collect();
         let side = pos.side_to_move();
         let seat = if side == Color::White {
             self.meta.white
@@ -293,11 +327,22 @@ impl<B: Bits> Session for GameSession<B> {
         if let Some(outcome) = self.game.outcome() {
             return Err(ApiError::conflict(format!("the game is over: {outcome}")));
         }
-        let mv = parse_move(self.game.rules(), self.game.position(), text)
-            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        if self.game.moves().len() >= MAX_PLIES {
+            return Err(too_long());
+        }
+        let rules = self.game.rules();
+        let pos = self.game.position();
+        let mv =
+            parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+        let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
+            ApiError::internal(format!("`{text}` parsed to a move not in the list"))
+        })?;
+        let shown = move_json(&rules.variant().geometry, detail, &legal);
         self.game.play_unchecked(&mv);
+        self.shown.push(shown);
         // A new move ends the redo line unless it is the move that was undone.
-        if self.undone.last() == Some(&mv) {
+        if self.undone.last().map(|(m, _)| m) == Some(&mv) {
             self.undone.pop();
         } else {
             self.undone.clear();
@@ -310,46 +355,30 @@ impl<B: Bits> Session for GameSession<B> {
             .game
             .undo()
             .ok_or_else(|| ApiError::conflict("there is no move to take back"))?;
-        self.undone.push(mv);
+        let shown = self.shown.pop().expect("one shown move per move");
+        self.undone.push((mv, shown));
         Ok(())
     }
 
     fn redo(&mut self) -> Result<(), ApiError> {
-        let mv = *self
+        let (mv, shown) = self
             .undone
-            .last()
+            .pop()
             .ok_or_else(|| ApiError::conflict("there is no move to play again"))?;
         self.game.play_unchecked(&mv);
-        self.undone.pop();
+        self.shown.push(shown);
         Ok(())
     }
 
     fn moves_full(&self) -> (Vec<String>, Vec<String>) {
-        let rules = self.game.rules();
-        let g = &rules.variant().geometry;
-        let positions: Vec<&Position<B>> = self.game.positions().collect();
-        let full = |pos: &Position<B>, mv: &Move<B>| {
-            let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
-            legal
-                .iter()
-                .find(|d| d.mv == *mv)
-                .map(|d| full_path(g, d))
-                .unwrap_or_default()
-        };
-        let played: Vec<String> = self
-            .game
-            .moves()
+        let played = self.shown.iter().map(|m| m.full.clone()).collect();
+        // Undone moves in playing order: the next to redo first.
+        let redo = self
+            .undone
             .iter()
-            .enumerate()
-            .map(|(i, mv)| full(positions[i], mv))
+            .rev()
+            .map(|(_, m)| m.full.clone())
             .collect();
-        // Undone moves in playing order (the next to redo first), each from the position it follows.
-        let mut redo = Vec::new();
-        let mut pos = *self.game.position();
-        for mv in self.undone.iter().rev() {
-            redo.push(full(&pos, mv));
-            pos = pos.play(mv);
-        }
         (played, redo)
     }
 
@@ -397,12 +426,14 @@ impl<B: Bits> Session for GameSession<B> {
         .to_pdn()
     }
 
-    fn search_job(&self, time: Duration) -> SearchJob {
+    fn search_job(&self, time: Duration, cancel: Arc<Cancel>) -> SearchJob {
         let game = self.game.clone();
         Box::new(move |report: &mut dyn FnMut(Value)| {
             let rules = game.rules_arc();
             let pos = *game.position();
             let mut engine = Engine::new(rules.clone(), 16);
+            // A request that is gone stops its search (at once if it went before it started).
+            cancel.attach(engine.stop_flag());
             let line = |line: &[Move<B>]| {
                 let mut p = pos;
                 line.iter()

@@ -1,17 +1,46 @@
 //! Games in SQLite: one row per game, rewritten on every change, so that nothing a user played
-//! is lost on a reload, a restart or a shutdown.
+//! is lost on a reload, a restart or a shutdown. One server per database: a lock file beside it
+//! keeps a second one out, since two servers would each overwrite the other's moves.
 
-use std::path::Path;
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::ApiError;
+use crate::seats::SeatKeys;
 use crate::session::{Meta, Seat};
 
 pub struct Store {
     conn: Mutex<Connection>,
+    /// Held (locked) for as long as the store is open.
+    _lock: Option<File>,
 }
+
+/// Why a database cannot be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error(
+        "another damspel server is using {db} (its lock file {lock} is held): stop that server \
+         or give this one another --db"
+    )]
+    InUse { db: PathBuf, lock: PathBuf },
+    #[error("cannot create the lock file {lock}: {source}")]
+    Lock {
+        lock: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot open the database {db}: {source}")]
+    Sqlite {
+        db: PathBuf,
+        source: rusqlite::Error,
+    },
+}
+
+/// How long a write waits for a lock held by someone else before it is refused (503).
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A stored game.
 pub struct Row {
@@ -22,11 +51,11 @@ pub struct Row {
     pub reason: Option<String>,
 }
 
-fn seat(text: &str) -> Seat {
-    if text == "engine" {
-        Seat::Engine
-    } else {
-        Seat::Human
+fn seat(text: &str) -> Result<Seat, String> {
+    match text {
+        "engine" => Ok(Seat::Engine),
+        "human" => Ok(Seat::Human),
+        other => Err(format!("a seat is `{other}`, not human or engine")),
     }
 }
 
@@ -41,20 +70,57 @@ fn split(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
+/// `<db>.lock`, beside the database.
+pub fn lock_path(db: &Path) -> PathBuf {
+    let mut name = db.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    db.with_file_name(name)
+}
+
 impl Store {
-    pub fn open(path: &Path) -> Result<Store, rusqlite::Error> {
-        let conn = Connection::open(path)?;
-        Store::init(conn)
+    /// Opens (or creates) the database, after taking its lock file.
+    pub fn open(path: &Path, busy_timeout: Duration) -> Result<Store, OpenError> {
+        let lock = lock_path(path);
+        let file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock)
+            .map_err(|source| OpenError::Lock {
+                lock: lock.clone(),
+                source,
+            })?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(OpenError::InUse {
+                    db: path.to_path_buf(),
+                    lock,
+                })
+            }
+            Err(std::fs::TryLockError::Error(source)) => {
+                return Err(OpenError::Lock { lock, source })
+            }
+        }
+        let sqlite = |source| OpenError::Sqlite {
+            db: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(sqlite)?;
+        conn.busy_timeout(busy_timeout).map_err(sqlite)?;
+        Store::init(conn, Some(file)).map_err(sqlite)
     }
 
     pub fn in_memory() -> Result<Store, rusqlite::Error> {
-        Store::init(Connection::open_in_memory()?)
+        Store::init(Connection::open_in_memory()?, None)
     }
 
-    fn init(conn: Connection) -> Result<Store, rusqlite::Error> {
-        // WAL: readers do not wait for the writer, and a crash keeps every committed move.
+    fn init(conn: Connection, lock: Option<File>) -> Result<Store, rusqlite::Error> {
+        // WAL: readers do not wait for the writer. FULL: a commit is on disk before the move is
+        // answered, so even a power cut keeps every acknowledged move (NORMAL keeps them only
+        // through a crash of the process).
         conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS games (
                 id TEXT PRIMARY KEY,
@@ -72,25 +138,34 @@ impl Store {
             );
             CREATE INDEX IF NOT EXISTS games_updated ON games (updated);",
         )?;
+        // Seat secrets (hashes) came later: add the columns to older databases.
+        let has_keys = conn.prepare("SELECT white_key FROM games LIMIT 0").is_ok();
+        if !has_keys {
+            conn.execute_batch(
+                "ALTER TABLE games ADD COLUMN white_key TEXT;
+                 ALTER TABLE games ADD COLUMN black_key TEXT;",
+            )?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
+            _lock: lock,
         })
     }
 
     fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
-        self.conn
-            .lock()
-            .map_err(|_| ApiError::internal("database lock poisoned"))
+        // A panic while holding the lock leaves the connection usable: SQLite rolls back
+        // whatever statement it was in.
+        Ok(self.conn.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     /// Inserts or replaces a game.
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
-                 white = ?4, black = ?5, engine_time = ?6",
+                 white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14",
             params![
                 m.id,
                 m.variant,
@@ -103,39 +178,66 @@ impl Store {
                 row.result,
                 row.reason,
                 m.created,
-                m.updated
+                m.updated,
+                m.keys.white,
+                m.keys.black
             ],
         )?;
         Ok(())
     }
 
+    /// A stored game, checked as far as the database can (the session checks the rest: the
+    /// variant, the FEN, every move, the engine time).
     pub fn load(&self, id: &str) -> Result<Option<Row>, ApiError> {
-        Ok(self
+        let damaged =
+            |e: String| ApiError::internal(format!("the stored game `{id}` is damaged: {e}"));
+        let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
-                    Ok(Row {
-                        meta: Meta {
-                            id: r.get(0)?,
-                            variant: r.get(1)?,
-                            start_fen: r.get(2)?,
-                            white: seat(&r.get::<_, String>(3)?),
-                            black: seat(&r.get::<_, String>(4)?),
-                            engine_time: r.get(5)?,
-                            created: r.get(10)?,
-                            updated: r.get(11)?,
+                    let seats = (r.get::<_, String>(3)?, r.get::<_, String>(4)?);
+                    Ok((
+                        seats,
+                        Row {
+                            meta: Meta {
+                                id: r.get(0)?,
+                                variant: r.get(1)?,
+                                start_fen: r.get(2)?,
+                                white: Seat::Human,
+                                black: Seat::Human,
+                                engine_time: r.get(5)?,
+                                created: r.get(10)?,
+                                updated: r.get(11)?,
+                                keys: SeatKeys {
+                                    white: r.get(12)?,
+                                    black: r.get(13)?,
+                                },
+                            },
+                            moves: split(&r.get::<_, String>(6)?),
+                            redo: split(&r.get::<_, String>(7)?),
+                            result: r.get(8)?,
+                            reason: r.get(9)?,
                         },
-                        moves: split(&r.get::<_, String>(6)?),
-                        redo: split(&r.get::<_, String>(7)?),
-                        result: r.get(8)?,
-                        reason: r.get(9)?,
-                    })
+                    ))
                 },
             )
-            .optional()?)
+            .optional()
+            .map_err(|e| match e {
+                // A value of the wrong type was written into the row.
+                rusqlite::Error::InvalidColumnType(..)
+                | rusqlite::Error::FromSqlConversionFailure(..)
+                | rusqlite::Error::IntegralValueOutOfRange(..) => damaged(e.to_string()),
+                other => ApiError::from(other),
+            })?;
+        let Some(((white, black), mut row)) = row else {
+            return Ok(None);
+        };
+        row.meta.white = seat(&white).map_err(damaged)?;
+        row.meta.black = seat(&black).map_err(damaged)?;
+        Ok(Some(row))
     }
 
     /// Summaries of the most recently updated games.

@@ -73,13 +73,9 @@ fn start_in_process(db: PathBuf) -> (String, Server) {
         runtime
             .block_on(damspel_server::serve_until(
                 Catalogue::builtin(),
-                damspel_server::Config {
-                    addr: "127.0.0.1:0".parse().unwrap(),
-                    db,
-                    concurrent_searches: 2,
-                },
-                move |addr| {
-                    let _ = addr_tx.send(addr);
+                damspel_server::Config::new("127.0.0.1:0".parse().unwrap(), db),
+                move |bound| {
+                    let _ = addr_tx.send(bound.addr);
                 },
                 async {
                     let _ = stop_rx.await;

@@ -102,6 +102,39 @@ function saveSettings() {
   } catch { /* private mode */ }
 }
 
+/* ---------- seats ---------- */
+
+/** The game id of an API path `/api/games/{id}/...`, if any. */
+function gameOfPath(path) {
+  const m = /^\/api\/games\/([A-Za-z0-9]+)(\/|$)/.exec(path);
+  return m && m[1] !== 'import' ? m[1] : null;
+}
+
+/** Seats kept for this page only, where localStorage cannot be used. */
+const SEATS_HERE = new Map();
+
+/** The seat secrets of a game kept in this browser ({white, black}, each optional). */
+function seatsOf(id) {
+  try {
+    const kept = JSON.parse(localStorage.getItem(`damspel.seats.${id}`) || '{}') || {};
+    return { ...(SEATS_HERE.get(id) || {}), ...kept };
+  } catch {
+    return SEATS_HERE.get(id) || {};
+  }
+}
+
+function seatSecrets(id) {
+  return Object.values(seatsOf(id)).filter((v) => typeof v === 'string');
+}
+
+/** Keeps the secrets the server hands out once (at creation, or when a seat is claimed). */
+function keepSeats(id, given) {
+  SEATS_HERE.set(id, { ...(SEATS_HERE.get(id) || {}), ...given });
+  try {
+    localStorage.setItem(`damspel.seats.${id}`, JSON.stringify({ ...seatsOf(id), ...given }));
+  } catch { /* private mode: the seats last as long as the page */ }
+}
+
 /* ---------- server ---------- */
 
 class ApiError extends Error {
@@ -122,6 +155,10 @@ async function api(method, path, body, track = true) {
       opt.headers['Content-Type'] = 'application/json';
       opt.body = JSON.stringify(body);
     }
+    // The seats this browser holds in the game: only they may change it (docs/api.md).
+    const game = gameOfPath(path);
+    const held = game ? seatSecrets(game) : [];
+    if (method !== 'GET' && held.length) opt.headers['X-Damspel-Seat'] = held.join(',');
     const r = await fetch(path, opt);
     const text = await r.text();
     let data = null;
@@ -131,6 +168,9 @@ async function api(method, path, body, track = true) {
       data = text;
     }
     if (!r.ok) throw new ApiError(r.status, (data && data.error) || `${r.status} ${r.statusText}`);
+    if (data && typeof data === 'object' && data.seats && (data.id || game)) {
+      keepSeats(data.id || game, data.seats);
+    }
     return data;
   } finally {
     if (track) S.pending--;
@@ -827,7 +867,9 @@ async function runEngine() {
     if (S.engine === mine) S.engine = null;
     if (S.game && S.game.id === g.id) {
       S.enginePaused = true;
-      toast(`The engine could not move: ${err.message}`);
+      toast(err.status === 403
+        ? 'You are watching this game: only its players can make the engine move.'
+        : `The engine could not move: ${err.message}`);
       refreshGame();
     }
   } finally {

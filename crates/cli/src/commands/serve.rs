@@ -1,45 +1,107 @@
-//! `damspel serve [--host 127.0.0.1] [--port 8080] [--db PATH]`: the web page and its API.
+//! `damspel serve`: the web page and its API. Parses and checks the options, prints where the
+//! server listens (with its access token, and a warning when it is reachable from other
+//! machines), and runs it.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
+use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use damspel_rules::Catalogue;
 
-pub fn run(
-    catalogue: Catalogue,
-    host: &str,
-    port: u16,
-    db: PathBuf,
-    searches: usize,
-) -> Result<()> {
-    let ip: IpAddr = host
-        .parse()
-        .with_context(|| format!("--host must be an IP address like 127.0.0.1, not `{host}`"))?;
-    let config = damspel_server::Config {
-        addr: SocketAddr::new(ip, port),
-        db: db.clone(),
-        concurrent_searches: searches,
-    };
-    let addr = config.addr;
+pub struct Options {
+    pub host: String,
+    pub port: u16,
+    pub db: PathBuf,
+    pub searches: usize,
+    pub allow_hosts: Vec<String>,
+    pub token: Option<String>,
+    pub max_connections: usize,
+    pub idle_minutes: u64,
+}
+
+/// The address to bind: an IP address, or a name such as `localhost` resolved here (its first
+/// address, IPv4 first).
+fn resolve(host: &str, port: u16) -> Result<SocketAddr> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(SocketAddr::new(ip, port));
+    }
+    let addrs: Vec<SocketAddr> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| anyhow!("--host `{host}` is not an address this machine can resolve: {e}"))?
+        .collect();
+    addrs
+        .iter()
+        .find(|a| a.is_ipv4())
+        .or(addrs.first())
+        .copied()
+        .ok_or_else(|| anyhow!("--host `{host}` resolves to no address"))
+}
+
+pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
+    let addr = resolve(&options.host, options.port)?;
+    if let Some(t) = &options.token {
+        if t.len() < 16
+            || !t
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            bail!("--token must be at least 16 letters, digits, `-` or `_`");
+        }
+    }
+    let mut config = damspel_server::Config::new(addr, options.db.clone());
+    config.settings.searches = options.searches;
+    config.settings.idle_game = Duration::from_secs(options.idle_minutes * 60);
+    config.transport.max_connections = options.max_connections;
+    // A name given with --host is one of the server's own names.
+    if options.host.parse::<IpAddr>().is_err() {
+        config.allow_hosts.push(options.host.clone());
+    }
+    config
+        .allow_hosts
+        .extend(options.allow_hosts.iter().cloned());
+    config.token = options.token.clone();
+    let db = options.db.clone();
     damspel_server::run(catalogue, config, |bound| {
+        let addr = bound.addr;
         // An unspecified address (0.0.0.0, ::) listens everywhere but cannot be opened as is.
-        let open = if bound.ip().is_unspecified() {
-            let local: IpAddr = if bound.is_ipv4() {
+        let open = if addr.ip().is_unspecified() {
+            let local: IpAddr = if addr.is_ipv4() {
                 [127, 0, 0, 1].into()
             } else {
                 std::net::Ipv6Addr::LOCALHOST.into()
             };
-            SocketAddr::new(local, bound.port())
+            SocketAddr::new(local, addr.port())
         } else {
-            bound
+            addr
         };
+        let query = bound
+            .token
+            .as_ref()
+            .map(|t| format!("?token={t}"))
+            .unwrap_or_default();
         println!(
-            "Damspel is serving on http://{open}/  (games are kept in {})",
+            "Damspel is serving on http://{open}/{query}  (games are kept in {})",
             db.display()
         );
-        if open != bound {
-            println!("Listening on every interface ({bound}).");
+        if !addr.ip().is_loopback() {
+            println!(
+                "Warning: listening on {addr}, reachable from other machines{}: anyone who can \
+                 reach this port and has the token can watch every game and start games and \
+                 engine searches; only a seat's holder can move in a game. Keep the token \
+                 secret (it is in the address above).",
+                if addr.ip().is_unspecified() {
+                    " on every interface"
+                } else {
+                    ""
+                }
+            );
+        }
+        if addr.ip().is_unspecified() {
+            println!(
+                "From another machine, open http://<this machine's address>:{}/{query}",
+                addr.port()
+            );
         }
         println!("Open that address in a browser; stop with Ctrl-C.");
     })

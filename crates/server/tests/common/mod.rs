@@ -1,17 +1,23 @@
-//! A server on loopback for the integration tests, with its own database file.
+//! A server on loopback for the integration tests, with its own database file. `post` plays the
+//! part of the page: it keeps the seat secrets each game's creation (or a claim) hands out and
+//! sends them back with every request on that game.
 
 #![allow(dead_code)]
 
-use std::net::SocketAddr;
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use damspel_rules::Catalogue;
+use damspel_server::{AppState, Config};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
 pub struct TestServer {
     pub base: String,
     pub db: PathBuf,
+    pub state: Arc<AppState>,
+    pub token: Option<String>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<tokio::task::JoinHandle<()>>,
 }
@@ -20,39 +26,46 @@ pub fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("damspel-server-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.db"));
-    for suffix in ["", "-wal", "-shm"] {
+    for suffix in ["", "-wal", "-shm", ".lock"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
     path
 }
 
+/// A loopback configuration with `searches` engine searches at once.
+pub fn config(db: PathBuf, searches: usize) -> Config {
+    let mut config = Config::new("127.0.0.1:0".parse().unwrap(), db);
+    config.settings.searches = searches;
+    config
+}
+
 impl TestServer {
     pub async fn start(db: PathBuf, searches: usize) -> TestServer {
+        TestServer::start_with(config(db, searches)).await
+    }
+
+    pub async fn start_with(config: Config) -> TestServer {
+        let db = config.db.clone();
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
-        let (addr_tx, addr_rx) = oneshot::channel::<SocketAddr>();
-        let config = damspel_server::Config {
-            addr: "127.0.0.1:0".parse().unwrap(),
-            db: db.clone(),
-            concurrent_searches: searches,
-        };
-        let task = tokio::spawn(async move {
-            damspel_server::serve_until(
-                Catalogue::builtin(),
-                config,
-                |addr| {
-                    let _ = addr_tx.send(addr);
-                },
-                async {
-                    let _ = stop_rx.await;
-                },
-            )
+        let server = damspel_server::Server::bind(Catalogue::builtin(), config)
             .await
             .unwrap();
+        let addr = server.bound().addr;
+        let token = server.bound().token.clone();
+        let state = server.state();
+        let task = tokio::spawn(async move {
+            server
+                .run_until(async {
+                    let _ = stop_rx.await;
+                })
+                .await
+                .unwrap();
         });
-        let addr = addr_rx.await.unwrap();
         TestServer {
             base: format!("http://{addr}"),
             db,
+            state,
+            token,
             stop: Some(stop_tx),
             task: Some(task),
         }
@@ -69,7 +82,52 @@ impl TestServer {
     }
 }
 
+fn seats() -> &'static Mutex<HashMap<String, Vec<String>>> {
+    static SEATS: OnceLock<Mutex<HashMap<String, Vec<String>>>> = OnceLock::new();
+    SEATS.get_or_init(Default::default)
+}
+
+/// The game id of `/api/games/{id}/...`.
+fn game_of(url: &str) -> Option<String> {
+    let rest = url.split("/api/games/").nth(1)?;
+    let id = rest.split('/').next()?;
+    (!id.is_empty() && id != "import").then(|| id.to_string())
+}
+
+/// Keeps the seat secrets a response hands out.
+fn remember(state: &Value) {
+    if let (Some(id), Some(Value::Object(given))) = (state["id"].as_str(), state.get("seats")) {
+        let mut seats = seats().lock().unwrap();
+        let held = seats.entry(id.to_string()).or_default();
+        held.extend(given.values().filter_map(Value::as_str).map(str::to_string));
+    }
+}
+
+/// The seat header value for a game (the secrets this test process holds).
+pub fn seat_header(id: &str) -> String {
+    seats()
+        .lock()
+        .unwrap()
+        .get(id)
+        .map(|s| s.join(","))
+        .unwrap_or_default()
+}
+
+/// A POST as the page sends it: JSON, with the game's seat secrets.
 pub async fn post(client: &reqwest::Client, url: &str, body: Value) -> (u16, Value) {
+    let mut request = client.post(url).json(&body);
+    if let Some(id) = game_of(url) {
+        request = request.header("x-damspel-seat", seat_header(&id));
+    }
+    let r = request.send().await.unwrap();
+    let status = r.status().as_u16();
+    let value = r.json().await.unwrap_or(Value::Null);
+    remember(&value);
+    (status, value)
+}
+
+/// A POST without any seat secret (a watcher).
+pub async fn post_as_watcher(client: &reqwest::Client, url: &str, body: Value) -> (u16, Value) {
     let r = client.post(url).json(&body).send().await.unwrap();
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))

@@ -65,6 +65,34 @@ fn a_player_who_cannot_move_loses() {
 }
 
 #[test]
+fn a_player_without_pieces_has_lost_even_when_the_other_cannot_move() {
+    // §0 End of game: capturing all the opponent's pieces wins. In a set-up position where the
+    // player who moved last has no pieces, the game is already over, whatever the player to
+    // move can do (here: nothing, every square holds a white king).
+    let catalogue = Catalogue::builtin();
+    for (id, fen) in [
+        ("international", "W:WK1-50:B"),
+        ("international", "W:W28:B"),
+        ("turkish", "B:W:BKa1"),
+    ] {
+        let g = game(&catalogue, id, fen);
+        let winner = if fen.starts_with('W') {
+            Color::White
+        } else {
+            Color::Black
+        };
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome::Win {
+                winner,
+                reason: WinReason::NoPieces
+            }),
+            "{id} {fen}"
+        );
+    }
+}
+
+#[test]
 fn capturing_the_last_piece_ends_the_game() {
     let catalogue = Catalogue::builtin();
     let mut g = game(&catalogue, "international", "W:W28,33:B23");

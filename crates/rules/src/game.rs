@@ -251,6 +251,14 @@ impl<B: Bits> Game<B> {
         let ply = self.plies.last().expect("a start position");
         let pos = &ply.position;
         let side = pos.side_to_move();
+        if pos.pieces(!side).is_empty() && !pos.pieces(side).is_empty() {
+            // Set up, not played to: the player who moved last has no pieces, so lost already
+            // (a position like `W:WK1-50:B`, where White cannot move either).
+            return Some(Outcome::Win {
+                winner: side,
+                reason: WinReason::NoPieces,
+            });
+        }
         if !self.rules.has_legal_move(pos) {
             let reason = if pos.pieces(side).is_empty() {
                 WinReason::NoPieces

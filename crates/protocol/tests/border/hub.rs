@@ -15,8 +15,8 @@ use std::sync::{Arc, OnceLock};
 use damspel_protocol::hub::parse::is_name;
 use damspel_protocol::hub::{
     parse_move, parse_position, tokenize, write_move, write_position, Action, ClockLevel, Command,
-    EngineId, GoMode, HubError, Identity, InfoLine, Level, ParamDecl, ParamKind, Params, Response,
-    Session, Setup, SetupStep, MAX_LINE_LEN,
+    EngineId, GoMode, HubError, Identity, InfoLine, Level, Limits, ParamDecl, ParamKind, Params,
+    Response, Session, Setup, SetupStep, MAX_LINE_LEN,
 };
 use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
 use proptest::prelude::*;
@@ -575,6 +575,7 @@ fn build_identity() -> Identity {
             threads: 1,
             hash_mb: 64,
         },
+        limits: Limits::default(),
     }
 }
 

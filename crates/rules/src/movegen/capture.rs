@@ -261,7 +261,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             return entry.found;
         }
         if king && self.fruitless(&j) {
-            return self.expand(j, depth, straight_done, king, true);
+            // Every capture through here is worth less than the most valuable one, so a capture
+            // that stops here would be too: whether it could go on does not matter.
+            return true;
         }
         let mark = self.memo.get_or_insert_with(Memo::default).begin();
         let found = self.expand(j, depth, straight_done, king, false);
@@ -289,10 +291,15 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
 
     /// Whether nothing the sink still wants can come from this king's state: the pieces within
     /// reach are worth too little, or (targeted) no square not yet listed can be reached, or not
-    /// every piece that must be taken can be.
+    /// every piece that must be taken can be. Such a state is worth less than the most valuable
+    /// capture.
     fn fruitless(&self, j: &Jumper<B>) -> bool {
         if let Some(target) = &self.target {
             let needed = target.needed & !j.captured;
+            if needed.is_empty() {
+                // Everything is taken: a legal capture ends here.
+                return false;
+            }
             return match &target.graph {
                 Some(graph) => !graph.may_take_all(j.sq, needed, target.open_ends),
                 None => {
@@ -348,10 +355,23 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         order[..dirs.len()].copy_from_slice(dirs);
         if let Some(target) = &self.target {
             if !target.saved.is_empty() {
-                order[..dirs.len()].sort_by_key(|&d| {
+                // Stable: the other jumps first, in the variant's order.
+                let saved = |d: u8| {
                     r.first_blocker(j.sq, d as usize, j.occupied)
                         .is_some_and(|v| target.saved.has(v))
-                });
+                };
+                let mut later = [0u8; 8];
+                let (mut n, mut m) = (0, 0);
+                for &d in dirs {
+                    if saved(d) {
+                        later[m] = d;
+                        m += 1;
+                    } else {
+                        order[n] = d;
+                        n += 1;
+                    }
+                }
+                order[n..n + m].copy_from_slice(&later[..m]);
             }
         }
         (order, dirs.len())

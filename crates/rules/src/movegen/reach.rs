@@ -116,7 +116,7 @@ pub(crate) struct JumpGraph<B: Bits> {
 
 /// Below this many pieces still to take, `JumpGraph::may_take_all` makes only its quick test:
 /// the thorough one costs more than the small subtrees it could spare.
-const THOROUGH_FROM: u32 = 16;
+const THOROUGH_FROM: u32 = 18;
 
 impl<B: Bits> JumpGraph<B> {
     /// The jumps of a king of player `us` when `occupied` (without the king) blocks.

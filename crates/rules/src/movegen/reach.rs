@@ -59,20 +59,25 @@ pub(crate) fn reach<B: Bits>(
         frontier ^= B::bit(s);
         for &d in r.king_captures[us].as_slice() {
             let di = d as usize;
+            // A piece can be jumped this way only with a free square right behind it.
+            let can_jump = |t: u8| {
+                jumpable[di].has(t) && {
+                    let behind = r.next[t as usize][di];
+                    behind != NO_SQUARE && free.has(behind)
+                }
+            };
             if !r.king_captures_fly {
                 // A short leap: the victim next to the king, the landing right behind it.
                 let victim = r.next[s as usize][di];
-                if victim == NO_SQUARE || !jumpable[di].has(victim) {
+                if victim == NO_SQUARE || !can_jump(victim) {
                     continue;
                 }
                 reached |= B::bit(victim);
                 let landing = r.next[victim as usize][di];
-                if landing != NO_SQUARE && free.has(landing) {
-                    landings |= B::bit(landing);
-                    if !seen.has(landing) {
-                        seen |= B::bit(landing);
-                        frontier |= B::bit(landing);
-                    }
+                landings |= B::bit(landing);
+                if !seen.has(landing) {
+                    seen |= B::bit(landing);
+                    frontier |= B::bit(landing);
                 }
                 continue;
             }
@@ -86,7 +91,7 @@ pub(crate) fn reach<B: Bits>(
                         frontier |= B::bit(t);
                     }
                 }
-                if jumpable[di].has(t) {
+                if can_jump(t) {
                     reached |= B::bit(t);
                     jumped = true;
                 } else if !free.has(t) {

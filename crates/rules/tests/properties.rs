@@ -740,3 +740,65 @@ fn empty_and_lone_piece_positions() {
         });
     }
 }
+
+/// A raised stop flag gives up a long capture walk (the audit's universal position: a king among
+/// 22 kings, millions of sequences) and never a short one; a lowered flag changes nothing.
+#[test]
+fn a_stop_flag_gives_up_long_capture_walks_only() {
+    use std::sync::atomic::AtomicBool;
+    let catalogue = Catalogue::builtin();
+    let rules = Rules::<u64>::new(catalogue.get("universal").unwrap()).unwrap();
+    let g = &rules.variant().geometry;
+    let square = |name: &str| {
+        g.all_squares()
+            .iter()
+            .copied()
+            .find(|&s| g.name(s) == name)
+            .unwrap()
+    };
+    let black = "a3 a6 b6 b8 c1 c2 c5 c6 d2 d7 e1 e2 e3 e4 e6 f2 f5 g2 g3 g5 g7 h5";
+    let mut pieces = vec![(
+        square("b7"),
+        Piece {
+            color: Color::White,
+            king: true,
+        },
+    )];
+    pieces.extend(black.split(' ').map(|s| {
+        (
+            square(s),
+            Piece {
+                color: Color::Black,
+                king: true,
+            },
+        )
+    }));
+    let big = Position::from_setup(
+        &rules,
+        &Setup {
+            side_to_move: Some(Color::White),
+            pieces,
+        },
+    )
+    .unwrap();
+    let raised = AtomicBool::new(true);
+    let lowered = AtomicBool::new(false);
+    let mut list = Vec::new();
+    assert_eq!(
+        rules.legal_moves_until(&big, &mut list, Duplicates::Merge, &raised),
+        Err(damspel_rules::Stopped)
+    );
+    assert!(list.is_empty());
+    assert!(rules
+        .legal_moves_detailed_until(&big, Duplicates::Merge, &raised)
+        .is_err());
+    rules
+        .legal_moves_until(&big, &mut list, Duplicates::Merge, &lowered)
+        .unwrap();
+    assert_eq!(list, rules.moves(&big));
+    let start = Position::start(&rules);
+    rules
+        .legal_moves_until(&start, &mut list, Duplicates::Merge, &raised)
+        .unwrap();
+    assert_eq!(list, rules.moves(&start));
+}

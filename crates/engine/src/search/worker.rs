@@ -331,7 +331,17 @@ impl<'a, B: Bits> Worker<'a, B> {
 
         let mut list = std::mem::take(&mut self.lists[ply]);
         let mut scores = std::mem::take(&mut self.scores[ply]);
-        self.rules.legal_moves(pos, &mut list, Duplicates::Merge);
+        if self
+            .rules
+            .legal_moves_until(pos, &mut list, Duplicates::Merge, &self.ctx.stop)
+            .is_err()
+        {
+            // Stopped in a long capture walk: the search is over.
+            self.aborted = true;
+            self.lists[ply] = list;
+            self.scores[ply] = scores;
+            return Score::ZERO;
+        }
         if list.is_empty() {
             self.lists[ply] = list;
             self.scores[ply] = scores;

@@ -22,6 +22,8 @@
 //! Counting sinks (perft's "paths") get each state's outcomes with their numbers of sequences,
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::bitboard::Bits;
 use crate::movegen::memo::{Key, Memo, Outcome};
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
@@ -41,6 +43,9 @@ const MERGE_FROM_JUMPS: u32 = 2;
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
 const PLAIN_WALK_BUDGET: u64 = 1024;
 
+/// A long walk looks at its stop flag once every this many jumps (a power of two).
+const STOP_CHECK_EVERY: u64 = 1024;
+
 /// How the walk treats sequences that reach the same state.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Walk<'a> {
@@ -48,6 +53,8 @@ pub(crate) struct Walk<'a> {
     /// sequence is walked and handed to the sink (exponential in the worst case: for tests).
     pub merge: bool,
     pub filter: RouteFilter<'a>,
+    /// Raised by the caller to give the walk up.
+    pub stop: Option<&'a AtomicBool>,
 }
 
 /// The state of the capturing piece between jumps.
@@ -123,24 +130,22 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     visits: u64,
     budget: u64,
     limit: u64,
+    /// The caller's stop flag, and whether it stopped this walk.
+    stop: Option<&'a AtomicBool>,
+    stopped: bool,
 }
 
 impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     Search<'a, B, S, MERGE, FILTER>
 {
-    fn new(
-        rules: &'a Rules<B>,
-        pos: &Position<B>,
-        sink: &'a mut S,
-        filter: RouteFilter<'a>,
-    ) -> Self {
+    fn new(rules: &'a Rules<B>, pos: &Position<B>, sink: &'a mut S, walk: Walk<'a>) -> Self {
         let us = pos.side.index();
         Search {
             rules,
             sink,
             us,
             enemy_kings: pos.pieces[us ^ 1] & pos.kings,
-            filter,
+            filter: walk.filter,
             memo: None,
             from: 0,
             started_as_king: false,
@@ -151,6 +156,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             visits: 0,
             budget: u64::MAX,
             limit: u64::MAX,
+            stop: walk.stop,
+            stopped: false,
         }
     }
 
@@ -171,7 +178,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     fn walk_piece(&mut self, sq: u8, king: bool, reach: Option<&Reach<B>>, start: Jumper<B>) {
         self.from = sq;
         self.started_as_king = king;
-        self.limit = self.budget;
+        self.limit = if self.stopped { 0 } else { self.budget };
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
         if MERGE {
             if let Some(reach) = reach {
@@ -220,6 +227,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.visits += 1;
         if self.visits > self.limit {
             // The walk is over; the answer is not used.
+            return true;
+        }
+        if self.visits.is_multiple_of(STOP_CHECK_EVERY)
+            && self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            self.stopped = true;
+            self.stop();
             return true;
         }
         let dead = FILTER && j.matched == DEAD;
@@ -773,12 +787,18 @@ fn majority_maximum<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
     capturers: &[Capturer<B>],
-) -> u32 {
+    stop: Option<&AtomicBool>,
+) -> Option<u32> {
     let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
     let mut sink = MaxSink { best: 0, ceiling };
     let mut order: Vec<&Capturer<B>> = capturers.iter().collect();
     order.sort_by_key(|c| std::cmp::Reverse(c.reach.value));
-    let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, RouteFilter::Any);
+    let walk = Walk {
+        merge: true,
+        filter: RouteFilter::Any,
+        stop,
+    };
+    let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
     for piece in order {
         if piece.reach.value <= search.sink.best || search.sink.best >= ceiling {
             break;
@@ -790,21 +810,22 @@ fn majority_maximum<B: Bits>(
             start(pos, piece.sq),
         );
     }
-    sink.best
+    let stopped = search.stopped;
+    (!stopped).then_some(sink.best)
 }
 
 /// Generates every complete capture sequence of the side to move into the sink (merged as `walk`
-/// says).
+/// says). Returns false if the walk's stop flag gave it up (the sink then holds part).
 pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
     rules: &Rules<B>,
     pos: &Position<B>,
     sink: &mut S,
     walk: Walk,
     capturing: Capturing<B>,
-) {
+) -> bool {
     match walk.filter {
         RouteFilter::Any => captures::<B, S, false>(rules, pos, sink, walk, capturing),
-        _ if walk.filter.impossible(MAX_JUMPS) => {}
+        _ if walk.filter.impossible(MAX_JUMPS) => true,
         _ => captures::<B, S, true>(rules, pos, sink, walk, capturing),
     }
 }
@@ -815,9 +836,9 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     sink: &mut S,
     walk: Walk,
     capturing: Capturing<B>,
-) {
+) -> bool {
     // First sequence by sequence, within a budget when merging is allowed.
-    let mut search = Search::<B, S, false, FILTER>::new(rules, pos, sink, walk.filter);
+    let mut search = Search::<B, S, false, FILTER>::new(rules, pos, sink, walk);
     if walk.merge {
         search.budget = PLAIN_WALK_BUDGET;
     }
@@ -827,16 +848,22 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     for sq in capturing.kings.squares() {
         search.walk_piece(sq, true, None, start(pos, sq));
     }
+    if search.stopped {
+        return false;
+    }
     if !search.over_budget() {
-        return;
+        return true;
     }
     // A big capture: merged, and under the majority rule bounded by its maximum.
     let sink = search.sink;
     sink.reset();
     let capturers = capturers(rules, pos, capturing);
-    let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk.filter);
+    let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk);
     if rules.majority && capturers.iter().any(|c| c.king) {
-        search.floor = majority_maximum(rules, pos, &capturers);
+        match majority_maximum(rules, pos, &capturers, walk.stop) {
+            Some(max) => search.floor = max,
+            None => return false,
+        }
     }
     for piece in &capturers {
         if piece.reach.value >= search.floor {
@@ -848,4 +875,5 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
             );
         }
     }
+    !search.stopped
 }

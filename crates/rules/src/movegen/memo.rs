@@ -29,6 +29,10 @@ pub(crate) struct Entry {
     len: u32,
 }
 
+/// The most states a walk remembers (some 60 bytes each): past them it walks on without
+/// remembering more, slower but in bounded memory.
+const MAX_STATES: usize = 1 << 21;
+
 /// A state: the pieces taken, and the square, the piece and the route filter's state packed.
 pub(crate) type Key<B> = (B, u32);
 
@@ -80,6 +84,11 @@ impl<B: Bits> Memo<B> {
     /// merged (one per move, sequences added) and only the most valuable are kept: under the
     /// majority rule a lesser one can never be played after any route to this state.
     pub fn finish(&mut self, key: Key<B>, mark: usize, found: bool, counts: bool) {
+        if self.index.len() >= MAX_STATES {
+            // Full: the outcomes stay logged for the states still open, nothing is remembered.
+            self.open -= 1;
+            return;
+        }
         self.open -= 1;
         let mut entry = Entry {
             found,

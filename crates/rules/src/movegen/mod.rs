@@ -1,12 +1,14 @@
 //! Legal move generation. Captures take precedence over every other move; the majority rule is
 //! applied by the sinks; the Bahrain restriction (D21) is the one post-generation filter.
-
 //!
 //! Capture sequences are walked state by state (`capture`): the distinct moves and the number
 //! of sequences behind each come out without enumerating the sequences, so a position whose
 //! captures have millions of routes costs what its distinct states cost. Only the `Keep`
 //! listings (`legal_moves`/`legal_moves_detailed` with `Duplicates::Keep`) enumerate every
 //! sequence; they exist for the oracles and tests.
+//!
+//! Some positions (a flying king among twenty kings, under the majority rule) still need much
+//! work: the `*_until` forms take a stop flag and give up when it is raised.
 
 mod capture;
 mod memo;
@@ -14,6 +16,8 @@ mod quiet;
 mod reach;
 mod route;
 mod sink;
+
+use std::sync::atomic::AtomicBool;
 
 use crate::bitboard::Bits;
 use crate::mv::{Move, MoveDetail};
@@ -26,17 +30,24 @@ pub use sink::Duplicates;
 use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink};
 
 /// The walk for a listing: merged unless every sequence is wanted.
-fn walk(duplicates: Duplicates) -> Walk<'static> {
+fn walk(duplicates: Duplicates, stop: Option<&AtomicBool>) -> Walk<'_> {
     Walk {
         merge: duplicates == Duplicates::Merge,
         filter: RouteFilter::Any,
+        stop,
     }
 }
 
 const MERGED: Walk<'static> = Walk {
     merge: true,
     filter: RouteFilter::Any,
+    stop: None,
 };
+
+/// A move generation given up because its caller raised the stop flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("move generation stopped before it was complete")]
+pub struct Stopped;
 
 impl<B: Bits> Rules<B> {
     /// Fills `list` with the legal moves of the side to move. With `Duplicates::Keep`, a capture
@@ -44,6 +55,34 @@ impl<B: Bits> Rules<B> {
     /// positions with many kings; `legal_moves_counted` gives the same information at the cost
     /// of the distinct moves.
     pub fn legal_moves(&self, pos: &Position<B>, list: &mut Vec<Move<B>>, duplicates: Duplicates) {
+        let complete = self.fill_legal_moves(pos, list, duplicates, None);
+        debug_assert!(complete);
+    }
+
+    /// `legal_moves`, given up (with `list` cleared) when `stop` is raised; long capture walks
+    /// look at it every thousand jumps or so.
+    pub fn legal_moves_until(
+        &self,
+        pos: &Position<B>,
+        list: &mut Vec<Move<B>>,
+        duplicates: Duplicates,
+        stop: &AtomicBool,
+    ) -> Result<(), Stopped> {
+        if self.fill_legal_moves(pos, list, duplicates, Some(stop)) {
+            Ok(())
+        } else {
+            list.clear();
+            Err(Stopped)
+        }
+    }
+
+    fn fill_legal_moves(
+        &self,
+        pos: &Position<B>,
+        list: &mut Vec<Move<B>>,
+        duplicates: Duplicates,
+        stop: Option<&AtomicBool>,
+    ) -> bool {
         list.clear();
         let mut sink = ListSink {
             list,
@@ -52,12 +91,13 @@ impl<B: Bits> Rules<B> {
         };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
-            capture::generate_captures(self, pos, &mut sink, walk(duplicates), capturing);
+            capture::generate_captures(self, pos, &mut sink, walk(duplicates, stop), capturing)
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
             if self.bahrain {
                 self.bahrain_filter(pos, list);
             }
+            true
         }
     }
 
@@ -94,6 +134,7 @@ impl<B: Bits> Rules<B> {
             let walk = Walk {
                 merge: true,
                 filter,
+                stop: None,
             };
             capture::generate_captures(self, pos, &mut sink, walk, capturing);
         }
@@ -115,6 +156,26 @@ impl<B: Bits> Rules<B> {
         pos: &Position<B>,
         duplicates: Duplicates,
     ) -> Vec<MoveDetail<B>> {
+        self.detailed(pos, duplicates, None)
+            .expect("a walk without a stop flag completes")
+    }
+
+    /// `legal_moves_detailed`, given up when `stop` is raised.
+    pub fn legal_moves_detailed_until(
+        &self,
+        pos: &Position<B>,
+        duplicates: Duplicates,
+        stop: &AtomicBool,
+    ) -> Result<Vec<MoveDetail<B>>, Stopped> {
+        self.detailed(pos, duplicates, Some(stop))
+    }
+
+    fn detailed(
+        &self,
+        pos: &Position<B>,
+        duplicates: Duplicates,
+        stop: Option<&AtomicBool>,
+    ) -> Result<Vec<MoveDetail<B>>, Stopped> {
         let mut sink = DetailSink {
             list: Vec::new(),
             best: 0,
@@ -122,8 +183,13 @@ impl<B: Bits> Rules<B> {
         };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
-            capture::generate_captures(self, pos, &mut sink, walk(duplicates), capturing);
-            sink.list
+            let complete =
+                capture::generate_captures(self, pos, &mut sink, walk(duplicates, stop), capturing);
+            if complete {
+                Ok(sink.list)
+            } else {
+                Err(Stopped)
+            }
         } else {
             quiet::generate_quiet(self, pos, &mut sink);
             let mut list = sink.list;
@@ -132,7 +198,7 @@ impl<B: Bits> Rules<B> {
                 self.bahrain_filter(pos, &mut moves);
                 list.retain(|d| moves.contains(&d.mv));
             }
-            list
+            Ok(list)
         }
     }
 

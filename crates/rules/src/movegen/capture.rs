@@ -87,15 +87,13 @@ struct Target<B: Bits> {
     needed: B,
     /// Squares where a legal capture may end and none listed yet does.
     open_ends: B,
-    /// Under deferred removal, the jumps the king can make.
-    graph: Option<JumpGraph<B>>,
     /// Pieces behind which the capture could end on an open end: tried last.
     saved: B,
 }
 
 impl<B: Bits> Target<B> {
-    fn update_saved(&mut self) {
-        self.saved = match &self.graph {
+    fn update_saved(&mut self, graph: Option<&JumpGraph<B>>) {
+        self.saved = match graph {
             Some(graph) => self
                 .needed
                 .squares()
@@ -125,6 +123,8 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// Captures worth less are not legal (the majority rule's maximum, once known; 0 = unknown).
     floor: u32,
     target: Option<Target<B>>,
+    /// Under deferred removal and the majority rule, the jumps the king being walked can make.
+    graph: Option<JumpGraph<B>>,
     /// Jumps walked, how many may be (the plain walk's budget), and how many this piece's walk
     /// may make (0 once it is over).
     visits: u64,
@@ -153,6 +153,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             order: [0; MAX_JUMPS],
             floor: 0,
             target: None,
+            graph: None,
             visits: 0,
             budget: u64::MAX,
             limit: u64::MAX,
@@ -179,11 +180,26 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.from = sq;
         self.started_as_king = king;
         self.limit = if self.stopped { 0 } else { self.budget };
+        if MERGE && king && self.rules.majority && !self.rules.immediate_removal {
+            self.graph = Some(JumpGraph::new(
+                self.rules,
+                self.us,
+                start.occupied,
+                start.capturable,
+                self.enemy_kings,
+            ));
+        }
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
         if MERGE {
             if let Some(reach) = reach {
                 if !S::COUNTS && king && self.floor > 0 && reach.value == self.floor {
-                    self.target = Some(self.target_for(reach, &start));
+                    let mut target = Target {
+                        needed: reach.pieces,
+                        open_ends: reach.landings,
+                        saved: B::ZERO,
+                    };
+                    target.update_saved(self.graph.as_ref());
+                    self.target = Some(target);
                 }
             }
         }
@@ -194,29 +210,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         }
         if MERGE {
             self.target = None;
+            self.graph = None;
         }
-    }
-
-    /// The aim of a targeted walk of the king at `start`.
-    #[cold]
-    fn target_for(&self, reach: &Reach<B>, start: &Jumper<B>) -> Target<B> {
-        let graph = (!self.rules.immediate_removal).then(|| {
-            JumpGraph::new(
-                self.rules,
-                self.us,
-                start.occupied,
-                start.capturable,
-                self.enemy_kings,
-            )
-        });
-        let mut target = Target {
-            needed: reach.pieces,
-            open_ends: reach.landings,
-            graph,
-            saved: B::ZERO,
-        };
-        target.update_saved();
-        target
     }
 
     /// Continues from a state reached after `depth` jumps; returns whether it has a jump (then
@@ -282,7 +277,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         let mark = self.memo.get_or_insert_with(Memo::default).begin();
         let found = self.expand(j, depth, straight_done, king, false);
         if let Some(memo) = &mut self.memo {
-            memo.finish(key, mark, found, S::COUNTS);
+            memo.finish(key, mark, found, S::REMEMBERS);
         }
         found
     }
@@ -314,7 +309,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // Everything is taken: a legal capture ends here.
                 return false;
             }
-            return match &target.graph {
+            return match &self.graph {
                 Some(graph) => !graph.may_take_all(j.sq, needed, target.open_ends),
                 None => {
                     let reach = self.reach(j);
@@ -324,7 +319,18 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             };
         }
         let floor = self.floor.max(self.sink.floor());
-        floor > 0 && j.value + self.reach(j).value < floor
+        if floor == 0 {
+            return false;
+        }
+        let within_reach = match &self.graph {
+            Some(graph) => value_of(
+                self.rules,
+                graph.reachable(j.sq, j.capturable),
+                self.enemy_kings,
+            ),
+            None => self.reach(j).value,
+        };
+        j.value + within_reach < floor
     }
 
     fn reach(&self, j: &Jumper<B>) -> Reach<B> {
@@ -623,7 +629,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 if target.open_ends.is_empty() {
                     self.limit = 0;
                 }
-                target.update_saved();
+                target.update_saved(self.graph.as_ref());
             }
         }
         if self.sink.satisfied() {
@@ -788,6 +794,7 @@ fn majority_maximum<B: Bits>(
     pos: &Position<B>,
     capturers: &[Capturer<B>],
     stop: Option<&AtomicBool>,
+    jumps: &mut u64,
 ) -> Option<u32> {
     let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
     let mut sink = MaxSink { best: 0, ceiling };
@@ -811,23 +818,35 @@ fn majority_maximum<B: Bits>(
         );
     }
     let stopped = search.stopped;
+    *jumps += search.visits;
     (!stopped).then_some(sink.best)
 }
 
+/// What a capture walk did.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Walked {
+    /// False if the walk's stop flag gave it up (the sink then holds part).
+    pub complete: bool,
+    /// Jumps walked, every pass included: the walk's work, independent of the machine.
+    pub jumps: u64,
+}
+
 /// Generates every complete capture sequence of the side to move into the sink (merged as `walk`
-/// says). Returns false if the walk's stop flag gave it up (the sink then holds part).
+/// says).
 pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
     rules: &Rules<B>,
     pos: &Position<B>,
     sink: &mut S,
     walk: Walk,
     capturing: Capturing<B>,
-) -> bool {
-    match walk.filter {
-        RouteFilter::Any => captures::<B, S, false>(rules, pos, sink, walk, capturing),
+) -> Walked {
+    let mut jumps = 0;
+    let complete = match walk.filter {
+        RouteFilter::Any => captures::<B, S, false>(rules, pos, sink, walk, capturing, &mut jumps),
         _ if walk.filter.impossible(MAX_JUMPS) => true,
-        _ => captures::<B, S, true>(rules, pos, sink, walk, capturing),
-    }
+        _ => captures::<B, S, true>(rules, pos, sink, walk, capturing, &mut jumps),
+    };
+    Walked { complete, jumps }
 }
 
 fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
@@ -836,6 +855,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     sink: &mut S,
     walk: Walk,
     capturing: Capturing<B>,
+    jumps: &mut u64,
 ) -> bool {
     // First sequence by sequence, within a budget when merging is allowed.
     let mut search = Search::<B, S, false, FILTER>::new(rules, pos, sink, walk);
@@ -848,6 +868,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     for sq in capturing.kings.squares() {
         search.walk_piece(sq, true, None, start(pos, sq));
     }
+    *jumps += search.visits;
     if search.stopped {
         return false;
     }
@@ -860,7 +881,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     let capturers = capturers(rules, pos, capturing);
     let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk);
     if rules.majority && capturers.iter().any(|c| c.king) {
-        match majority_maximum(rules, pos, &capturers, walk.stop) {
+        match majority_maximum(rules, pos, &capturers, walk.stop, jumps) {
             Some(max) => search.floor = max,
             None => return false,
         }
@@ -875,5 +896,6 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
             );
         }
     }
+    *jumps += search.visits;
     !search.stopped
 }

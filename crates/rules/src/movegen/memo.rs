@@ -30,8 +30,22 @@ pub(crate) struct Entry {
 }
 
 /// The most states a walk remembers (some 60 bytes each): past them it walks on without
-/// remembering more, slower but in bounded memory.
+/// remembering more, slower but in bounded memory. Listings (what a server or an engine asks
+/// for) get 2 million, some 120 MB; counts of sequences (perft's "paths", asked for by a person)
+/// 8 million.
 const MAX_STATES: usize = 1 << 21;
+const MAX_COUNTED_STATES: usize = 1 << 23;
+
+/// What a state remembers of the captures it leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Counts {
+    /// Only whether it has a jump (a listing sees each move once, at its first route).
+    Nothing,
+    /// Each move with its number of sequences.
+    PerMove,
+    /// The number of sequences of the most valuable captures.
+    Total,
+}
 
 /// A state: the pieces taken, and the square, the piece and the route filter's state packed.
 pub(crate) type Key<B> = (B, u32);
@@ -83,37 +97,65 @@ impl<B: Bits> Memo<B> {
     /// Ends expanding the state `key`. With `counts`, its outcomes (logged since `mark`) are
     /// merged (one per move, sequences added) and only the most valuable are kept: under the
     /// majority rule a lesser one can never be played after any route to this state.
-    pub fn finish(&mut self, key: Key<B>, mark: usize, found: bool, counts: bool) {
-        if self.index.len() >= MAX_STATES {
+    pub fn finish(&mut self, key: Key<B>, mark: usize, found: bool, counts: Counts) {
+        self.open -= 1;
+        let cap = match counts {
+            Counts::Nothing => MAX_STATES,
+            Counts::PerMove | Counts::Total => MAX_COUNTED_STATES,
+        };
+        if self.index.len() >= cap {
             // Full: the outcomes stay logged for the states still open, nothing is remembered.
-            self.open -= 1;
             return;
         }
-        self.open -= 1;
         let mut entry = Entry {
             found,
             start: 0,
             len: 0,
         };
-        if counts {
-            let mut found_here = self.log.split_off(mark);
-            let best = found_here.iter().map(|o| o.value).max().unwrap_or(0);
-            found_here.retain(|o| o.value == best);
-            found_here.sort_unstable_by_key(|o| (o.captured, o.to, o.promotes));
-            found_here.dedup_by(|later, first| {
-                let same = later.captured == first.captured
-                    && later.to == first.to
-                    && later.promotes == first.promotes;
-                if same {
-                    first.sequences = first.sequences.saturating_add(later.sequences);
+        if counts != Counts::Nothing {
+            let best = self.log[mark..].iter().map(|o| o.value).max().unwrap_or(0);
+            let mut kept = mark;
+            for i in mark..self.log.len() {
+                if self.log[i].value == best {
+                    self.log[kept] = self.log[i];
+                    kept += 1;
                 }
-                same
-            });
+            }
+            self.log.truncate(kept);
+            match counts {
+                Counts::Total if kept > mark => {
+                    // One outcome stands for all: only the number of sequences is wanted.
+                    let total = self.log[mark..]
+                        .iter()
+                        .fold(0u64, |acc, o| acc.saturating_add(o.sequences));
+                    self.log.truncate(mark + 1);
+                    self.log[mark].sequences = total;
+                }
+                _ => {
+                    let here = &mut self.log[mark..];
+                    here.sort_unstable_by_key(|o| (o.captured, o.to, o.promotes));
+                    let mut n = 0;
+                    for i in 0..here.len() {
+                        if n > 0
+                            && here[n - 1].captured == here[i].captured
+                            && here[n - 1].to == here[i].to
+                            && here[n - 1].promotes == here[i].promotes
+                        {
+                            here[n - 1].sequences =
+                                here[n - 1].sequences.saturating_add(here[i].sequences);
+                        } else {
+                            here[n] = here[i];
+                            n += 1;
+                        }
+                    }
+                    self.log.truncate(mark + n);
+                }
+            }
             entry.start = self.outcomes.len() as u32;
-            entry.len = found_here.len() as u32;
-            self.outcomes.extend_from_slice(&found_here);
-            if self.open > 0 {
-                self.log.extend_from_slice(&found_here);
+            entry.len = (self.log.len() - mark) as u32;
+            self.outcomes.extend_from_slice(&self.log[mark..]);
+            if self.open == 0 {
+                self.log.truncate(mark);
             }
         }
         self.index.insert(key, entry);

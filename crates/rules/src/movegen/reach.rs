@@ -182,12 +182,24 @@ impl<B: Bits> JumpGraph<B> {
 
     /// Every needed piece is within reach, and one of them has a landing on `ends`.
     fn quick(&self, sq: u8, needed: B, ends: B) -> bool {
+        let (got, landings) = self.spread(sq, needed);
+        got == needed && !(landings & ends).is_empty()
+    }
+
+    /// The pieces of `pieces` a king on `sq` could reach, each jumped from a square reached
+    /// before (an over-estimate of what it can take).
+    pub fn reachable(&self, sq: u8, pieces: B) -> B {
+        self.spread(sq, pieces).0
+    }
+
+    /// The pieces of `pieces` within reach of a king on `sq`, and the squares behind them.
+    fn spread(&self, sq: u8, pieces: B) -> (B, B) {
         let mut at = B::bit(sq);
         let mut landings = B::ZERO;
         let mut got = B::ZERO;
         loop {
             let mut grew = false;
-            for u in (needed & !got).squares() {
+            for u in (pieces & !got).squares() {
                 if !(self.approach[u as usize] & at).is_empty() {
                     got |= B::bit(u);
                     at |= self.land[u as usize];
@@ -196,10 +208,9 @@ impl<B: Bits> JumpGraph<B> {
                 }
             }
             if !grew {
-                break;
+                return (got, landings);
             }
         }
-        got == needed && !(landings & ends).is_empty()
     }
 
     /// Each needed piece can be jumped from a square reached without taking it; at most one of
@@ -208,7 +219,7 @@ impl<B: Bits> JumpGraph<B> {
     fn thorough(&self, sq: u8, needed: B, ends: B) -> bool {
         let mut exits = [B::ZERO; 128];
         for u in needed.squares() {
-            let at = self.reachable(sq, needed ^ B::bit(u));
+            let at = self.squares_reached(sq, needed ^ B::bit(u));
             exits[u as usize] = self
                 .jumps
                 .iter()
@@ -237,7 +248,7 @@ impl<B: Bits> JumpGraph<B> {
     }
 
     /// The squares a king on `sq` could reach by jumping pieces of `pieces`.
-    fn reachable(&self, sq: u8, pieces: B) -> B {
+    fn squares_reached(&self, sq: u8, pieces: B) -> B {
         let mut at = B::bit(sq);
         loop {
             let mut grew = false;

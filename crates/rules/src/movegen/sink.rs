@@ -4,6 +4,7 @@
 
 use crate::bitboard::Bits;
 use crate::geometry::Square;
+use crate::movegen::memo::Counts;
 use crate::mv::{Move, MoveDetail};
 
 pub(crate) trait Sink<B: Bits> {
@@ -11,6 +12,13 @@ pub(crate) trait Sink<B: Bits> {
     /// every outcome of that state with its number of sequences (and no route); a sink that does
     /// not count only ever sees each move's first route.
     const COUNTS: bool;
+
+    /// What a merged walk must remember of each state for this sink.
+    const REMEMBERS: Counts = if Self::COUNTS {
+        Counts::PerMove
+    } else {
+        Counts::Nothing
+    };
 
     /// `sequences` capture sequences with these ends and victims; `path` (landings) and `order`
     /// (victims in capture order) give one of them, or are empty when the walk reuses a state.
@@ -60,6 +68,7 @@ pub(crate) struct CountSink {
 
 impl<B: Bits> Sink<B> for CountSink {
     const COUNTS: bool = true;
+    const REMEMBERS: Counts = Counts::Total;
 
     fn reset(&mut self) {
         *self = CountSink::default();

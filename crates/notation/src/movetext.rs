@@ -114,6 +114,16 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
     Ok(MoveText { squares, capture })
 }
 
+/// The move text as an error quotes it: trimmed, and cut short if it is long (a move never is).
+fn quoted(text: &str) -> String {
+    const MAX: usize = 60;
+    let text = text.trim();
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Finds the legal move a text names.
 pub fn parse_move<B: Bits>(
     rules: &Rules<B>,
@@ -174,7 +184,7 @@ pub fn parse_move<B: Bits>(
     }
     if parsed.capture && matching.len() == 1 && !matching[0].mv.is_capture() {
         return Err(MoveTextError::Illegal {
-            text: text.trim().to_string(),
+            text: quoted(text),
             hint: format!(
                 "it is not a capture; write it {}",
                 format_detail(geometry, matching[0], &legal)
@@ -215,12 +225,12 @@ pub fn parse_move<B: Bits>(
                 }
             };
             Err(MoveTextError::Illegal {
-                text: text.trim().to_string(),
+                text: quoted(text),
                 hint,
             })
         }
         _ => Err(MoveTextError::Ambiguous {
-            text: text.trim().to_string(),
+            text: quoted(text),
             candidates: matching.iter().map(|d| full_path(geometry, d)).collect(),
         }),
     }

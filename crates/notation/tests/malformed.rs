@@ -1007,3 +1007,23 @@ proptest! {
         }
     }
 }
+
+/// An error about a move text quotes a long text cut short (a move is a few dozen characters;
+/// a megabyte of text must not come back as a megabyte of error).
+#[test]
+fn move_text_errors_quote_long_texts_cut_short() {
+    let catalogue = Catalogue::builtin();
+    let v = catalogue.get("international").unwrap();
+    with_rules!(v, |rules| {
+        let start = Position::start(&rules);
+        for text in [
+            format!("31{}22", "-".repeat(600_000)),
+            format!("31x{}22", "17x".repeat(30_000)),
+            format!("32x{}28", "23x".repeat(30_000)),
+            "31-22 ".repeat(100_000),
+        ] {
+            let e = parse_move(&rules, &start, &text).expect_err("not a legal move");
+            assert!(e.to_string().len() < 2_000, "{} bytes", e.to_string().len());
+        }
+    });
+}

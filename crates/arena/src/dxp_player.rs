@@ -328,6 +328,18 @@ impl DxpGameEnd {
 }
 
 /// A remote DXP program as a player.
+/// The most chat messages from the peer kept (the latest).
+pub const MAX_CHAT: usize = 100;
+
+/// Keeps a chat message from the peer; only the last `MAX_CHAT` are kept (a peer may chat
+/// without end).
+fn keep_chat(chat: &mut Vec<String>, text: String) {
+    if chat.len() == MAX_CHAT {
+        chat.remove(0);
+    }
+    chat.push(text);
+}
+
 pub struct DxpPlayer<B: Bits> {
     rules: Arc<Rules<B>>,
     conn: DxpConnection,
@@ -460,7 +472,7 @@ impl<B: Bits> DxpPlayer<B> {
                     }
                     break;
                 }
-                Message::Chat(text) => self.chat.push(text),
+                Message::Chat(text) => keep_chat(&mut self.chat, text),
                 other => {
                     return Err(DxpError::Protocol(format!(
                         "expected GAMEACC, got {} {:?}",
@@ -494,7 +506,7 @@ impl<B: Bits> DxpPlayer<B> {
         let request = loop {
             match self.conn.receive(Some(self.config.move_timeout))? {
                 Message::GameRequest(r) => break r,
-                Message::Chat(text) => self.chat.push(text),
+                Message::Chat(text) => keep_chat(&mut self.chat, text),
                 other => {
                     return Err(DxpError::Protocol(format!(
                         "expected GAMEREQ, got {} {:?}",
@@ -621,7 +633,7 @@ impl<B: Bits> DxpPlayer<B> {
                         s.ends.push((true, e));
                         break;
                     }
-                    Ok(Message::Chat(text)) => self.chat.push(text),
+                    Ok(Message::Chat(text)) => keep_chat(&mut self.chat, text),
                     Ok(_) => {}
                     Err(_) => break,
                 }
@@ -697,7 +709,7 @@ impl<B: Bits> DxpPlayer<B> {
                     }
                     // It moved on: as it sees it, it is our turn, so we end the game.
                     Message::Move(_) => break,
-                    Message::Chat(text) => self.chat.push(text),
+                    Message::Chat(text) => keep_chat(&mut self.chat, text),
                     Message::BackRequest(_) => {
                         self.conn
                             .send(&Message::BackAccept(BackAcceptCode::NotSupported))?;
@@ -723,7 +735,7 @@ impl<B: Bits> DxpPlayer<B> {
                     s.ends.push((true, e));
                     return Ok(report(&s, true));
                 }
-                Message::Chat(text) => self.chat.push(text),
+                Message::Chat(text) => keep_chat(&mut self.chat, text),
                 Message::BackRequest(_) => {
                     self.conn
                         .send(&Message::BackAccept(BackAcceptCode::NotSupported))?;
@@ -790,7 +802,7 @@ impl<B: Bits> DxpPlayer<B> {
                         e.reason.meaning()
                     )));
                 }
-                Message::Chat(text) => self.chat.push(text),
+                Message::Chat(text) => keep_chat(&mut self.chat, text),
                 Message::BackRequest(_) => {
                     // play_game cannot take moves back.
                     if let Err(e) = self
@@ -1019,6 +1031,24 @@ mod tests {
         assert!(!end.complete);
         drop(dxp);
         peer.join().unwrap();
+    }
+
+    #[test]
+    fn a_peer_that_chats_without_end_is_kept_to_the_last_messages() {
+        let (addr, peer) = fake_peer(|conn| {
+            for i in 0..1000 {
+                conn.send(&Message::Chat(format!("{i}"))).unwrap();
+            }
+            conn.send_raw(b"B001W\0").unwrap();
+            let answer = conn.receive(Some(Duration::from_secs(5))).unwrap();
+            conn.send_raw(b"E10\0").unwrap();
+            let end = conn.receive(Some(Duration::from_secs(5))).unwrap();
+            (answer, end)
+        });
+        let (dxp, _record, _end) = game_with(addr, 5000);
+        assert_eq!(dxp.chat().len(), MAX_CHAT);
+        assert_eq!(dxp.chat().last().map(String::as_str), Some("999"));
+        let _ = peer.join();
     }
 
     #[test]

@@ -49,8 +49,16 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long we wait for the answer to the GAMEEND that ends a game after a fault.
 const FAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Prints a line of the log. A peer's names and chat may hold control characters (a terminal
+/// would obey escape sequences): they are shown as `?`.
 fn say(line: impl AsRef<str>) {
-    println!("dxp: {}", line.as_ref());
+    println!("dxp: {}", printable(line.as_ref()));
+}
+
+fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
@@ -612,4 +620,12 @@ fn ply_line<B: Bits>(game: &Game<B>, start_side: Color, text: &str, who: &str) -
         "..."
     };
     format!("{number}{dots} {text} ({who})")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_peers_control_characters_are_not_printed() {
+        assert_eq!(super::printable("chat: \u{1b}[2Jhi\u{7}"), "chat: ?[2Jhi?");
+    }
 }

@@ -275,9 +275,10 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             return true;
         }
         let mark = self.memo.get_or_insert_with(Memo::default).begin();
+        let before = self.visits;
         let found = self.expand(j, depth, straight_done, king, false);
         if let Some(memo) = &mut self.memo {
-            memo.finish(key, mark, found, S::REMEMBERS);
+            memo.finish(key, mark, found, S::REMEMBERS, self.visits - before);
         }
         found
     }

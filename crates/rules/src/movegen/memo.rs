@@ -27,12 +27,14 @@ pub(crate) struct Entry {
     pub found: bool,
     start: u32,
     len: u32,
+    /// Jumps walked to expand it: what forgetting it would cost.
+    work: u32,
 }
 
-/// The most states a walk remembers (some 60 bytes each): past them it walks on without
-/// remembering more, slower but in bounded memory. Listings (what a server or an engine asks
-/// for) get 2 million, some 120 MB; counts of sequences (perft's "paths", asked for by a person)
-/// 8 million.
+/// The most states a walk remembers (some 60 bytes each): when full it forgets the cheaper half
+/// (those whose expansion walked fewest jumps), slower but in bounded memory. Listings (what a
+/// server or an engine asks for) get 2 million, some 120 MB; counts of sequences (perft's
+/// "paths", asked for by a person) 8 million.
 const MAX_STATES: usize = 1 << 21;
 const MAX_COUNTED_STATES: usize = 1 << 23;
 
@@ -97,20 +99,21 @@ impl<B: Bits> Memo<B> {
     /// Ends expanding the state `key`. With `counts`, its outcomes (logged since `mark`) are
     /// merged (one per move, sequences added) and only the most valuable are kept: under the
     /// majority rule a lesser one can never be played after any route to this state.
-    pub fn finish(&mut self, key: Key<B>, mark: usize, found: bool, counts: Counts) {
+    /// `work` is the number of jumps its expansion walked.
+    pub fn finish(&mut self, key: Key<B>, mark: usize, found: bool, counts: Counts, work: u64) {
         self.open -= 1;
         let cap = match counts {
             Counts::Nothing => MAX_STATES,
             Counts::PerMove | Counts::Total => MAX_COUNTED_STATES,
         };
         if self.index.len() >= cap {
-            // Full: the outcomes stay logged for the states still open, nothing is remembered.
-            return;
+            self.forget_cheaper_half();
         }
         let mut entry = Entry {
             found,
             start: 0,
             len: 0,
+            work: work.min(u32::MAX as u64) as u32,
         };
         if counts != Counts::Nothing {
             let best = self.log[mark..].iter().map(|o| o.value).max().unwrap_or(0);
@@ -159,5 +162,74 @@ impl<B: Bits> Memo<B> {
             }
         }
         self.index.insert(key, entry);
+    }
+
+    /// Forgets the states that were cheapest to expand (at least half of them): walking one
+    /// again costs little, while an expensive one forgotten could cost as much as the whole walk.
+    /// The outcomes of the states kept are packed again so memory stays bounded.
+    #[cold]
+    fn forget_cheaper_half(&mut self) {
+        let mut works: Vec<u32> = self.index.values().map(|e| e.work).collect();
+        let middle = works.len() / 2;
+        let (_, &mut median, _) = works.select_nth_unstable(middle);
+        drop(works);
+        let mut outcomes = Vec::with_capacity(self.outcomes.len() / 2);
+        let old = &self.outcomes;
+        self.index.retain(|_, e| {
+            if e.work <= median {
+                return false;
+            }
+            let range = e.start as usize..(e.start + e.len) as usize;
+            e.start = outcomes.len() as u32;
+            outcomes.extend_from_slice(&old[range]);
+            true
+        });
+        self.outcomes = outcomes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(to: u8, sequences: u64) -> Outcome<u64> {
+        Outcome {
+            to,
+            promotes: false,
+            captured: 1 << to,
+            value: 1,
+            sequences,
+        }
+    }
+
+    /// Forgetting keeps the expensive states with their own outcomes (packed anew) and drops the
+    /// cheap ones, whose outcomes no longer take memory.
+    #[test]
+    fn forgetting_keeps_the_expensive_half_and_their_outcomes() {
+        let mut memo = Memo::<u64>::default();
+        for i in 0..100u32 {
+            let mark = memo.begin();
+            memo.record(outcome((i % 60) as u8, u64::from(i) + 1));
+            memo.finish((u64::from(i), i), mark, true, Counts::PerMove, u64::from(i));
+        }
+        memo.forget_cheaper_half();
+        assert_eq!(
+            memo.index.len(),
+            49,
+            "works 51..=99 are above the median 50"
+        );
+        assert_eq!(memo.outcomes.len(), 49);
+        for i in 0..100u32 {
+            let entry = memo.get(&(u64::from(i), i));
+            if i <= 50 {
+                assert!(entry.is_none(), "state {i} should be forgotten");
+                continue;
+            }
+            let entry = entry.expect("an expensive state is kept");
+            let kept = memo.outcomes(entry);
+            assert_eq!(kept.len(), 1);
+            assert_eq!(kept[0].to, (i % 60) as u8);
+            assert_eq!(kept[0].sequences, u64::from(i) + 1);
+        }
     }
 }

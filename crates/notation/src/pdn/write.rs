@@ -1,0 +1,107 @@
+//! Writing a game as PDN 3.0: the seven tag roster, GameType and FEN tags, numbered move text
+//! with the moves in the variant's notation, and the result.
+
+use damspel_rules::{Bits, Move, Position, Rules};
+
+use crate::fen::write_fen;
+use crate::movetext::format_move;
+
+/// A finished or unfinished game to write as PDN.
+pub struct PdnGame<'a, B: Bits> {
+    pub rules: &'a Rules<B>,
+    pub event: String,
+    pub site: String,
+    pub date: String,
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    /// "1-0", "0-1", "1/2-1/2" or "*".
+    pub result: String,
+    pub start: Position<B>,
+    pub moves: Vec<Move<B>>,
+    /// Extra tags, written after the roster (e.g. ("Termination", "time forfeit")).
+    pub extra: Vec<(String, String)>,
+}
+
+fn tag(name: &str, value: &str) -> String {
+    format!(
+        "[{name} \"{}\"]\n",
+        value.replace('\\', "\\\\").replace('"', "\\\"")
+    )
+}
+
+impl<B: Bits> PdnGame<'_, B> {
+    pub fn to_pdn(&self) -> String {
+        let v = self.rules.variant();
+        let g = &v.geometry;
+        let mut out = String::new();
+        for (name, value) in [
+            ("Event", &self.event),
+            ("Site", &self.site),
+            ("Date", &self.date),
+            ("Round", &self.round),
+            ("White", &self.white),
+            ("Black", &self.black),
+            ("Result", &self.result),
+        ] {
+            out.push_str(&tag(name, value));
+        }
+        out.push_str(&tag("Variant", &v.id));
+        if let Some(game_type) = game_type(&v.id) {
+            out.push_str(&tag("GameType", game_type));
+        }
+        if self.start != Position::start(self.rules) {
+            out.push_str(&tag("SetUp", "1"));
+        }
+        out.push_str(&tag("FEN", &write_fen(g, &self.start)));
+        for (name, value) in &self.extra {
+            out.push_str(&tag(name, value));
+        }
+        out.push('\n');
+        // Move numbers count pairs of moves from the first player's (Black in American checkers).
+        let first = v.first_player;
+        let mut pos = self.start;
+        let mut line = String::new();
+        let mut number = 1;
+        for (i, mv) in self.moves.iter().enumerate() {
+            let text = format_move(self.rules, &pos, mv);
+            let mover = pos.side_to_move();
+            let token = if mover == first {
+                format!("{number}. {text}")
+            } else if i == 0 {
+                format!("{number}... {text}")
+            } else {
+                text
+            };
+            if mover != first {
+                number += 1;
+            }
+            if line.len() + token.len() + 1 > 79 {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                line.clear();
+            }
+            line.push_str(&token);
+            line.push(' ');
+            pos = pos.play(mv);
+        }
+        line.push_str(&self.result);
+        out.push_str(&line);
+        out.push_str("\n\n");
+        out
+    }
+}
+
+/// The PDN GameType of the variants that have one (shared/reference/pdn-gametype.tsv), spelled
+/// out with the notation Damspel writes: Russian and Brazilian are numbered (N2) like
+/// International, not algebraic as their defaults say.
+pub fn game_type(variant: &str) -> Option<&'static str> {
+    match variant {
+        "international" => Some("20,W,10,10,N2,0"),
+        "american" => Some("21,B,8,8,N1,0"),
+        "russian" => Some("25,W,8,8,N2,0"),
+        "brazilian" => Some("26,W,8,8,N2,0"),
+        "turkish" => Some("30,W,8,8,A0,0"),
+        _ => None,
+    }
+}

@@ -282,6 +282,32 @@ pub fn format_detail<B: Bits>(
     }
 }
 
+/// Every move of `legal` in PDN notation, in order: [`format_detail`] of each, in time linear
+/// in the number of moves (a position can have tens of thousands of distinct captures).
+pub fn format_all<B: Bits>(geometry: &Geometry, legal: &[MoveDetail<B>]) -> Vec<String> {
+    let mut ends: std::collections::HashMap<(Square, Square), usize> =
+        std::collections::HashMap::with_capacity(legal.len());
+    for d in legal {
+        *ends.entry((d.mv.from(), d.mv.to())).or_default() += 1;
+    }
+    legal
+        .iter()
+        .map(|d| {
+            // Distinct moves in `legal`: another with the same ends makes this one ambiguous.
+            if ends[&(d.mv.from(), d.mv.to())] > 1 {
+                full_path(geometry, d)
+            } else {
+                let sep = if d.mv.is_capture() { "x" } else { "-" };
+                format!(
+                    "{}{sep}{}",
+                    geometry.name(d.mv.from()),
+                    geometry.name(d.mv.to())
+                )
+            }
+        })
+        .collect()
+}
+
 /// A legal move in PDN notation, in position `pos`.
 pub fn format_move<B: Bits>(rules: &Rules<B>, pos: &Position<B>, mv: &Move<B>) -> String {
     let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);

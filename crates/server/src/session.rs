@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use damspel_engine::{Engine, Info, Limits, ScoreKind};
 use damspel_notation::pdn::PdnGame;
-use damspel_notation::{format_detail, full_path, parse_fen, parse_move, write_fen};
+use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, Outcome, Position, Rules, Variant,
 };
@@ -226,10 +226,10 @@ fn too_long() -> ApiError {
 fn move_json<B: Bits>(
     g: &damspel_rules::Geometry,
     detail: &damspel_rules::MoveDetail<B>,
-    legal: &[damspel_rules::MoveDetail<B>],
+    notation: String,
 ) -> MoveJson {
     MoveJson {
-        notation: format_detail(g, detail, legal),
+        notation,
         full: full_path(g, detail),
         from: g.name(detail.mv.from()),
         to: g.name(detail.mv.to()),
@@ -284,7 +284,8 @@ impl<B: Bits> Session for GameSession<B> {
         };
         let legal: Vec<MoveJson> = legal_details
             .iter()
-            .map(|d| move_json(g, d, &legal_details))
+            .zip(format_all(g, &legal_details))
+            .map(|(d, notation)| move_json(g, d, notation))
             .collect();
         let mut must_capture: Vec<String> = legal_details
             .iter()
@@ -338,7 +339,8 @@ impl<B: Bits> Session for GameSession<B> {
         let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
             ApiError::internal(format!("`{text}` parsed to a move not in the list"))
         })?;
-        let shown = move_json(&rules.variant().geometry, detail, &legal);
+        let g = &rules.variant().geometry;
+        let shown = move_json(g, detail, format_detail(g, detail, &legal));
         self.game.play_unchecked(&mv);
         self.shown.push(shown);
         // A new move ends the redo line unless it is the move that was undone.

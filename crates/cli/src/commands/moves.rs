@@ -1,7 +1,7 @@
 //! `damspel moves ID [--fen FEN]`
 
 use anyhow::Result;
-use damspel_notation::{format_detail, sort_for_reading};
+use damspel_notation::{format_all, sort_for_reading};
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Rules};
 use serde::Serialize;
 
@@ -27,8 +27,9 @@ fn print_moves<B: Bits>(rules: &Rules<B>, fen: Option<&str>, json: bool) -> Resu
     sort_for_reading(g, &mut legal);
     let rows: Vec<MoveJson> = legal
         .iter()
-        .map(|d| MoveJson {
-            notation: format_detail(g, d, &legal),
+        .zip(format_all(g, &legal))
+        .map(|(d, notation)| MoveJson {
+            notation,
             from: g.name(d.mv.from()),
             to: g.name(d.mv.to()),
             path: d.path.iter().map(|&s| g.name(s)).collect(),

@@ -13,7 +13,7 @@ use anyhow::{bail, Result};
 use damspel_engine::{Engine, Info, Limits, Silent};
 use damspel_notation::pdn::PdnGame;
 use damspel_notation::{
-    format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
+    format_all, format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
 };
 use damspel_rules::{
     with_rules, Bits, Catalogue, Color, Duplicates, Game, Move, MoveDetail, Outcome, Position,
@@ -332,7 +332,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
         let pos = self.game.position();
         let mut legal = self.rules.legal_moves_detailed(pos, Duplicates::Merge);
         sort_for_reading(g, &mut legal);
-        let texts: Vec<String> = legal.iter().map(|d| format_detail(g, d, &legal)).collect();
+        let texts: Vec<String> = format_all(g, &legal);
         let capture = legal.iter().all(|d| d.mv.is_capture());
         let head = if capture {
             format!(

@@ -133,6 +133,20 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// The caller's stop flag, and whether it stopped this walk.
     stop: Option<&'a AtomicBool>,
     stopped: bool,
+    /// How the reach bound has done lately.
+    reach_use: ReachUse,
+}
+
+/// How often the reach bound was asked, how often it left a state, and the states it let
+/// through: how many and the jumps walked below them.
+#[derive(Clone, Copy, Debug, Default)]
+struct ReachUse {
+    asked: u64,
+    pruned: u64,
+    through: u64,
+    work: u64,
+    /// Whether its last answer let the state through.
+    said_through: bool,
 }
 
 impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
@@ -159,6 +173,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             limit: u64::MAX,
             stop: walk.stop,
             stopped: false,
+            reach_use: ReachUse::default(),
         }
     }
 
@@ -269,16 +284,23 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             }
             return entry.found;
         }
+        self.reach_use.said_through = false;
         if king && self.fruitless(&j) {
             // Every capture through here is worth less than the most valuable one, so a capture
             // that stops here would be too: whether it could go on does not matter.
             return true;
         }
+        let let_through = self.reach_use.said_through;
         let mark = self.memo.get_or_insert_with(Memo::default).begin();
         let before = self.visits;
         let found = self.expand(j, depth, straight_done, king, false);
+        let work = self.visits - before;
+        if let_through {
+            self.reach_use.through += 1;
+            self.reach_use.work += work;
+        }
         if let Some(memo) = &mut self.memo {
-            memo.finish(key, mark, found, S::REMEMBERS, self.visits - before);
+            memo.finish(key, mark, found, S::REMEMBERS, work);
         }
         found
     }
@@ -303,35 +325,75 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// reach are worth too little, or (targeted) no square not yet listed can be reached, or not
     /// every piece that must be taken can be. Such a state is worth less than the most valuable
     /// capture.
-    fn fruitless(&self, j: &Jumper<B>) -> bool {
+    fn fruitless(&mut self, j: &Jumper<B>) -> bool {
         if let Some(target) = &self.target {
             let needed = target.needed & !j.captured;
             if needed.is_empty() {
                 // Everything is taken: a legal capture ends here.
                 return false;
             }
-            return match &self.graph {
-                Some(graph) => !graph.may_take_all(j.sq, needed, target.open_ends),
-                None => {
-                    let reach = self.reach(j);
-                    (needed & !reach.pieces) != B::ZERO
-                        || (reach.landings & target.open_ends).is_empty()
-                }
+            if let Some(graph) = &self.graph {
+                return !graph.may_take_all(j.sq, needed, target.open_ends);
+            }
+            let open_ends = target.open_ends;
+            let Some(reach) = self.reach_if_useful(j) else {
+                return false;
             };
+            return self.reach_answered(
+                (needed & !reach.pieces) != B::ZERO || (reach.landings & open_ends).is_empty(),
+            );
         }
         let floor = self.floor.max(self.sink.floor());
         if floor == 0 {
             return false;
         }
-        let within_reach = match &self.graph {
-            Some(graph) => value_of(
+        if let Some(graph) = &self.graph {
+            let within_reach = value_of(
                 self.rules,
                 graph.reachable(j.sq, j.capturable),
                 self.enemy_kings,
-            ),
-            None => self.reach(j).value,
+            );
+            return j.value + within_reach < floor;
+        }
+        let Some(reach) = self.reach_if_useful(j) else {
+            return false;
         };
-        j.value + within_reach < floor
+        self.reach_answered(j.value + reach.value < floor)
+    }
+
+    /// The reach bound, when it is worth asking. It costs as much as some 32 jumps (a search
+    /// over the board), and where nearly everything is within reach (a flying king under
+    /// immediate removal) it seldom leaves a state, or only states with a few jumps below them.
+    /// So after its first 64 answers it is asked only while the states it left, counted at the
+    /// mean work of the states it let through, outweigh its cost, and otherwise once per 64
+    /// jumps, to notice when it becomes useful. The counts halve every 1,024 answers, so the
+    /// recent past decides.
+    fn reach_if_useful(&mut self, j: &Jumper<B>) -> Option<Reach<B>> {
+        const COST_IN_JUMPS: u64 = 32;
+        let u = &mut self.reach_use;
+        let mean_work = u.work / u.through.max(1);
+        let useful = u.asked < 64 || u.pruned * mean_work >= u.asked * COST_IN_JUMPS;
+        if !useful && !self.visits.is_multiple_of(64) {
+            return None;
+        }
+        u.asked += 1;
+        if u.asked == 1024 {
+            *u = ReachUse {
+                asked: u.asked / 2,
+                pruned: u.pruned / 2,
+                through: u.through / 2,
+                work: u.work / 2,
+                said_through: false,
+            };
+        }
+        Some(self.reach(j))
+    }
+
+    /// Notes an answer of the reach bound.
+    fn reach_answered(&mut self, pruned: bool) -> bool {
+        self.reach_use.pruned += u64::from(pruned);
+        self.reach_use.said_through = !pruned;
+        pruned
     }
 
     fn reach(&self, j: &Jumper<B>) -> Reach<B> {

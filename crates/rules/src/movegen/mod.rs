@@ -27,7 +27,7 @@ use crate::rules::Rules;
 use capture::Walk;
 pub use route::RouteFilter;
 pub use sink::Duplicates;
-use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink};
+use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink, Listed};
 
 /// The walk for a listing: merged unless every sequence is wanted.
 fn walk(duplicates: Duplicates, stop: Option<&AtomicBool>) -> Walk<'_> {
@@ -88,6 +88,7 @@ impl<B: Bits> Rules<B> {
             list,
             best: 0,
             merge: duplicates == Duplicates::Merge,
+            listed: Listed::default(),
         };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
@@ -106,7 +107,11 @@ impl<B: Bits> Rules<B> {
     /// for a quiet move): perft's "paths" convention without walking every sequence.
     pub fn legal_moves_counted(&self, pos: &Position<B>, list: &mut Vec<(Move<B>, u64)>) {
         list.clear();
-        let mut sink = CountedSink { list, best: 0 };
+        let mut sink = CountedSink {
+            list,
+            best: 0,
+            listed: Listed::default(),
+        };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
             capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
@@ -129,6 +134,7 @@ impl<B: Bits> Rules<B> {
             list: Vec::new(),
             best: 0,
             merge: true,
+            listed: Listed::default(),
         };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
@@ -193,6 +199,7 @@ impl<B: Bits> Rules<B> {
             list: Vec::new(),
             best: 0,
             merge: duplicates == Duplicates::Merge,
+            listed: Listed::default(),
         };
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
@@ -268,6 +275,7 @@ impl<B: Bits> Rules<B> {
             list: &mut threats,
             best: 0,
             merge: true,
+            listed: Listed::default(),
         };
         let capturing = capture::capturing(self, &theirs);
         capture::generate_captures(self, &theirs, &mut sink, MERGED, capturing);

@@ -2,6 +2,8 @@
 //! and detailed lists share one implementation of the rules. Sinks apply the majority rule: a
 //! sequence of higher value discards those of lower value (`value` is 0 under free choice).
 
+use rustc_hash::FxHashMap;
+
 use crate::bitboard::Bits;
 use crate::geometry::Square;
 use crate::movegen::memo::Counts;
@@ -59,6 +61,43 @@ pub enum Duplicates {
     Keep,
 }
 
+/// Where each distinct move listed so far is: found by a scan while there are few, by a hash map
+/// once there are many (a king among many pieces can have tens of thousands of distinct
+/// captures, and a scan per capture would make listing them quadratic).
+#[derive(Default)]
+pub(crate) struct Listed<B: Bits> {
+    at: FxHashMap<Move<B>, u32>,
+    /// How many of the listed moves are in `at`.
+    indexed: usize,
+}
+
+impl<B: Bits> Listed<B> {
+    const SCAN: usize = 32;
+
+    pub fn clear(&mut self) {
+        self.at.clear();
+        self.indexed = 0;
+    }
+
+    /// Where `mv` is among the `len` moves listed so far (`nth(i)` is the i-th), if it is.
+    #[inline(always)]
+    pub fn find(
+        &mut self,
+        len: usize,
+        nth: impl Fn(usize) -> Move<B>,
+        mv: &Move<B>,
+    ) -> Option<usize> {
+        if len <= Self::SCAN {
+            return (0..len).find(|&i| nth(i) == *mv);
+        }
+        for i in self.indexed..len {
+            self.at.entry(nth(i)).or_insert(i as u32);
+        }
+        self.indexed = len;
+        self.at.get(mv).map(|&i| i as usize)
+    }
+}
+
 /// Counts sequences (the "paths" convention).
 #[derive(Default)]
 pub(crate) struct CountSink {
@@ -101,6 +140,7 @@ pub(crate) struct ListSink<'a, B: Bits> {
     pub list: &'a mut Vec<Move<B>>,
     pub best: u32,
     pub merge: bool,
+    pub listed: Listed<B>,
 }
 
 impl<B: Bits> Sink<B> for ListSink<'_, B> {
@@ -108,6 +148,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
 
     fn reset(&mut self) {
         self.list.clear();
+        self.listed.clear();
         self.best = 0;
     }
 
@@ -131,6 +172,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
         if value > self.best {
             self.best = value;
             self.list.clear();
+            self.listed.clear();
         }
         if value < self.best {
             return;
@@ -141,8 +183,11 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
             captured,
             promotes,
         };
-        if self.merge && self.list.contains(&mv) {
-            return;
+        if self.merge {
+            let list = &*self.list;
+            if self.listed.find(list.len(), |i| list[i], &mv).is_some() {
+                return;
+            }
         }
         self.list.push(mv);
     }
@@ -163,6 +208,7 @@ pub(crate) struct DistinctCountSink<B: Bits> {
     first: [Move<B>; 32],
     len: usize,
     more: Vec<Move<B>>,
+    listed: Listed<B>,
     pub best: u32,
 }
 
@@ -178,6 +224,7 @@ impl<B: Bits> DistinctCountSink<B> {
             first: [none; 32],
             len: 0,
             more: Vec::new(),
+            listed: Listed::default(),
             best: 0,
         }
     }
@@ -193,6 +240,7 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
     fn reset(&mut self) {
         self.len = 0;
         self.more.clear();
+        self.listed.clear();
         self.best = 0;
     }
 
@@ -226,7 +274,15 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
             captured,
             promotes,
         };
-        if self.first[..self.len].contains(&mv) || self.more.contains(&mv) {
+        let (first, more) = (&self.first, &self.more);
+        let nth = |i: usize| {
+            if i < first.len() {
+                first[i]
+            } else {
+                more[i - first.len()]
+            }
+        };
+        if self.listed.find(self.len + more.len(), nth, &mv).is_some() {
             return;
         }
         if self.len < self.first.len() {
@@ -247,6 +303,7 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
 pub(crate) struct CountedSink<'a, B: Bits> {
     pub list: &'a mut Vec<(Move<B>, u64)>,
     pub best: u32,
+    pub listed: Listed<B>,
 }
 
 impl<B: Bits> Sink<B> for CountedSink<'_, B> {
@@ -254,6 +311,7 @@ impl<B: Bits> Sink<B> for CountedSink<'_, B> {
 
     fn reset(&mut self) {
         self.list.clear();
+        self.listed.clear();
         self.best = 0;
     }
 
@@ -277,6 +335,7 @@ impl<B: Bits> Sink<B> for CountedSink<'_, B> {
         if value > self.best {
             self.best = value;
             self.list.clear();
+            self.listed.clear();
         }
         if value < self.best {
             return;
@@ -287,8 +346,9 @@ impl<B: Bits> Sink<B> for CountedSink<'_, B> {
             captured,
             promotes,
         };
-        match self.list.iter_mut().find(|(m, _)| *m == mv) {
-            Some((_, n)) => *n = n.saturating_add(sequences),
+        let list = &*self.list;
+        match self.listed.find(list.len(), |i| list[i].0, &mv) {
+            Some(i) => self.list[i].1 = self.list[i].1.saturating_add(sequences),
             None => self.list.push((mv, sequences)),
         }
     }
@@ -310,6 +370,7 @@ pub(crate) struct DetailSink<B: Bits> {
     pub list: Vec<MoveDetail<B>>,
     pub best: u32,
     pub merge: bool,
+    pub listed: Listed<B>,
 }
 
 impl<B: Bits> Sink<B> for DetailSink<B> {
@@ -317,6 +378,7 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
 
     fn reset(&mut self) {
         self.list.clear();
+        self.listed.clear();
         self.best = 0;
     }
 
@@ -339,6 +401,7 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
         if value > self.best {
             self.best = value;
             self.list.clear();
+            self.listed.clear();
         }
         if value < self.best {
             return;
@@ -349,8 +412,11 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
             captured,
             promotes,
         };
-        if self.merge && self.list.iter().any(|d| d.mv == mv) {
-            return;
+        if self.merge {
+            let list = &self.list;
+            if self.listed.find(list.len(), |i| list[i].mv, &mv).is_some() {
+                return;
+            }
         }
         self.list.push(MoveDetail {
             mv,

@@ -27,3 +27,48 @@ fn listing_the_audits_capture_does_not_walk_its_sequences() {
         "{work} jumps for {sequences} sequences"
     );
 }
+
+/// A king that may stop anywhere (Greek VII: no majority rule) among many pieces has tens of
+/// thousands of distinct captures. Every way of listing them agrees with the enumerating walk
+/// (every sequence, duplicates then removed by a plain set here, an independent count): the
+/// distinct listing, the detailed listing, the per-move counts and the counts.
+#[test]
+fn many_distinct_captures_are_listed_once_each() {
+    let fen =
+        "B:WKc1,Ke1,Kg1,Ka2,c2,Kd2,Ke2,Kf2,g2,Kh2,Kb3,e3,Kg3,Ka4,d4,e4,f4,h4,Kb5,Ke5,Kg5,Kb6,e6,\
+               Kg6,a7,Kc7,Kd7,Kf7,g7,h7,Kb8,Ke8,Kg8:BKa1,Kb2,b4,Kb7,Ke7";
+    let (rules, pos) = position("greek-7", fen);
+    let mut every = Vec::new();
+    rules.legal_moves(&pos, &mut every, Duplicates::Keep);
+    let sequences = every.len() as u64;
+    let distinct: std::collections::HashSet<_> = every.iter().copied().collect();
+    assert!(distinct.len() > 10_000, "{} distinct moves", distinct.len());
+
+    let listed = rules.moves(&pos);
+    assert_eq!(listed.len(), distinct.len());
+    assert_eq!(
+        listed
+            .iter()
+            .copied()
+            .collect::<std::collections::HashSet<_>>(),
+        distinct
+    );
+    let detailed = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    assert_eq!(detailed.len(), distinct.len());
+    assert_eq!(
+        rules.count_moves(&pos, Duplicates::Merge),
+        distinct.len() as u64
+    );
+    assert_eq!(rules.count_moves(&pos, Duplicates::Keep), sequences);
+
+    let mut counted = Vec::new();
+    rules.legal_moves_counted(&pos, &mut counted);
+    assert_eq!(counted.len(), distinct.len());
+    let mut per_move = std::collections::HashMap::new();
+    for mv in &every {
+        *per_move.entry(*mv).or_insert(0u64) += 1;
+    }
+    for (mv, n) in &counted {
+        assert_eq!(per_move.get(mv), Some(n), "{mv:?}");
+    }
+}

@@ -11,7 +11,9 @@ pydraughts (PyPI `pydraughts`) is an independent implementation of the Hub proto
 and of the rules of these variants. Each game is played by two `damspel hub` processes, one per
 colour, one limited by time per move and one by depth (the colours swap from game to game).
 The engines are told the variant as a pydraughts user does (`configure({"variant": NAME})`,
-with pydraughts' own name). Every answer must parse as a legal move of pydraughts' own move
+with pydraughts' own name). In the second game of each pair pydraughts restarts its board from
+its own FEN of the current position every REROOT plies, so that the engines also get `pos`
+positions other than the start (kings among them, once there are kings). Every answer must parse as a legal move of pydraughts' own move
 generator (it raises otherwise), the engine must accept every move pydraughts sends (an
 `error` line fails the run), every search must report `info` (depth, score, nodes, pv), and the
 game must end by pydraughts' rules (`Board.is_over()`: a win or a draw) within the ply limit.
@@ -30,6 +32,7 @@ except ImportError as e:  # pragma: no cover - the Rust test reports this
     sys.exit(2)
 
 MAX_PLIES = 600
+REROOT = 20
 # A short move time: the point is the conversation, not the play.
 MOVE_TIME = 0.02
 DEPTH = 4
@@ -78,10 +81,14 @@ def play_game(binary: str, variant: str, number: int) -> str:
     limits = {first: Limit(movetime=MOVE_TIME), second: Limit(depth=DEPTH)}
     name = f"{variant} game {number}"
     infos = 0
+    plies = 0
+    played = []
     try:
         while not board.is_over():
-            if len(board.move_stack) >= MAX_PLIES:
+            if plies >= MAX_PLIES:
                 fail(f"{name}: not over after {MAX_PLIES} plies; fen {board.fen}")
+            if number % 2 == 0 and board.move_stack and len(board.move_stack) % REROOT == 0:
+                board = draughts.Board(variant=variant, fen=board.fen)
             side = board.turn
             legal = {m.hub_move for m in board.legal_moves()}
             try:
@@ -100,8 +107,10 @@ def play_game(binary: str, variant: str, number: int) -> str:
             if all(k in info for k in ("depth", "score", "nodes", "pv")):
                 infos += 1
             board.push(move)
-        if infos * 2 < len(board.move_stack):
-            fail(f"{name}: only {infos} of {len(board.move_stack)} searches sent a full info")
+            played.append(move.hub_move)
+            plies += 1
+        if infos * 2 < plies:
+            fail(f"{name}: only {infos} of {plies} searches sent a full info")
     finally:
         for engine in engines.values():
             engine.quit()
@@ -114,9 +123,8 @@ def play_game(binary: str, variant: str, number: int) -> str:
             engine.p.stdout.close()
     winner = board.winner()
     result = {draughts.WHITE: "white wins", draughts.BLACK: "black wins", 0: "draw"}[winner]
-    moves = " ".join(m.hub_move for m in board.move_stack)
-    print(f"{name}: {len(board.move_stack)} plies, {result}")
-    print(f"  {moves}")
+    print(f"{name}: {plies} plies, {result}")
+    print(f"  {' '.join(played)}")
     return result
 
 

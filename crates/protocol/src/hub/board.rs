@@ -368,6 +368,76 @@ mod tests {
         }
     }
 
+    /// Positions with kings, each side to move: pydraughts 0.6.7's `initial_hub_fen` of
+    /// `Board(variant, fen)` and its legal moves (`hub_move`), printed by pydraughts.
+    #[test]
+    fn pydraughts_positions_with_kings_and_captures() {
+        // (variant, pydraughts' Hub position, side to move, white kings, white men, black
+        // kings, black men, pydraughts' legal moves)
+        type Case<'a> = (&'a str, &'a str, Color, [&'a str; 4], &'a str);
+        let cases: [Case; 4] = [
+            (
+                "russian",
+                "WeeeBeeeeebbeeeeeeeeeweweeeeeeWee",
+                Color::White,
+                ["c1", "e3 a3", "h8", "d6 f6"],
+                "11-14 11-15 2-5 2-6 9-13",
+            ),
+            (
+                "brazilian",
+                "BeeeBeeeebeeeeeeeebeeeewweeeeeWee",
+                Color::Black,
+                ["c1", "e3 g3", "h8", "d4 b6"],
+                "14x16x11x12",
+            ),
+            (
+                "american",
+                "WeeBeeeeeeebeeeebewweeeeeeeeeeWee",
+                Color::Black,
+                ["c1", "c3 b4", "f8", "c5 e5"],
+                "14x21x17",
+            ),
+            (
+                "turkish",
+                "WeeeeeeeBeeeeeeeeebeeeeeeeeebeeeeeeewweeeeeeeeeeeeeeeeeeeWeeeeeee",
+                Color::White,
+                ["a1", "d4 e4", "h8", "d5 b6"],
+                "28x44x36",
+            ),
+        ];
+        let catalogue = Catalogue::builtin();
+        for (id, hub, side, [wk, wm, bk, bm], moves) in cases {
+            with_rules!(catalogue.get(id).unwrap(), |rules| {
+                let g = &rules.variant().geometry;
+                let mut pieces = vec![];
+                for (names, piece) in [
+                    (wk, Piece::king(Color::White)),
+                    (wm, Piece::man(Color::White)),
+                    (bk, Piece::king(Color::Black)),
+                    (bm, Piece::man(Color::Black)),
+                ] {
+                    for name in names.split(' ') {
+                        pieces.push((g.parse_square(name).unwrap(), piece));
+                    }
+                }
+                let setup = Setup {
+                    side_to_move: Some(side),
+                    pieces,
+                };
+                let expected = Position::from_setup(&rules, &setup).unwrap();
+                assert_eq!(parse_position(&rules, hub), Ok(expected), "{id}");
+                assert_eq!(write_position(rules.variant(), &expected), hub, "{id}");
+                let mut ours: Vec<String> = rules
+                    .moves(&expected)
+                    .iter()
+                    .map(|m| write_move(rules.variant(), m))
+                    .collect();
+                ours.sort();
+                assert_eq!(ours.join(" "), moves, "{id}");
+            });
+        }
+    }
+
     #[test]
     fn captures_name_their_captured_squares_in_any_order() {
         let rules = international();

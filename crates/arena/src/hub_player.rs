@@ -327,7 +327,7 @@ impl<B: Bits> HubPlayer<B> {
 
     /// The position to send and the reversible (king, non-capture) moves since, as Hub does.
     fn position_and_moves(game: &Game<B>) -> (String, Vec<String>) {
-        let g = &game.rules().variant().geometry;
+        let v = game.rules().variant();
         let positions: Vec<_> = game.positions().copied().collect();
         let moves = game.moves();
         let mut first = moves.len();
@@ -341,8 +341,8 @@ impl<B: Bits> HubPlayer<B> {
             first -= 1;
         }
         (
-            write_position(g, &positions[first]),
-            moves[first..].iter().map(|m| write_move(g, m)).collect(),
+            write_position(v, &positions[first]),
+            moves[first..].iter().map(|m| write_move(v, m)).collect(),
         )
     }
 
@@ -559,10 +559,7 @@ done
         assert_eq!(moves, ["1-7", "50-45"]);
         assert_eq!(
             pos,
-            write_position(
-                &rules.variant().geometry,
-                &game.positions().nth(1).copied().unwrap()
-            )
+            write_position(rules.variant(), &game.positions().nth(1).copied().unwrap())
         );
     }
 

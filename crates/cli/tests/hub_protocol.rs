@@ -264,7 +264,8 @@ fn eof_during_a_search_ends_the_engine() {
 
 #[test]
 fn other_boards_use_their_own_position_length_and_square_names() {
-    // Turkish: 8x8 all squares, 64 squares a1, b1, …, h8; moves in algebraic names.
+    // Turkish as pydraughts writes it: 64 squares listed from a8 (a8..h8, a7, …, h1), moves
+    // numbered from a1 = 1 to h8 = 64 (d3-d4 is 20-28, e6-e5 is 45-37).
     let mut hub = Hub::start();
     hub.send("hub");
     hub.until(|l| l == "wait", Duration::from_secs(10));
@@ -274,24 +275,25 @@ fn other_boards_use_their_own_position_length_and_square_names() {
     let start = format!(
         "W{}{}{}{}{}",
         "e".repeat(8),
-        "w".repeat(16),
-        "e".repeat(16),
         "b".repeat(16),
+        "e".repeat(16),
+        "w".repeat(16),
         "e".repeat(8)
     );
-    hub.send(&format!("pos pos={start} moves=\"d3-d4 e6-e5\""));
+    hub.send(&format!("pos pos={start} moves=\"20-28 45-37\""));
     let lines = hub.think("level depth=3");
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
     let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
-    assert!(
-        mv.len() == 5 && mv.as_bytes()[2] == b'-' && mv.as_bytes()[0].is_ascii_lowercase(),
-        "{mv}"
-    );
+    let (from, to) = mv.split_once('-').unwrap();
+    let (from, to): (u32, u32) = (from.parse().unwrap(), to.parse().unwrap());
+    assert!((1..=64).contains(&from) && (1..=64).contains(&to), "{mv}");
     // A 51-character position is wrong here.
     hub.send(&format!("pos pos={START}"));
     let lines = hub.ping();
     assert!(lines[0].contains("65 characters"), "{lines:?}");
 
-    // Switching variant after init: set-param, then init rebuilds the engine.
+    // Switching variant after init: set-param, then init rebuilds the engine. Russian as
+    // pydraughts writes it: White's first moves go from 9–12 to 13–16 (a1 = 1).
     hub.send("set-param name=variant value=russian");
     hub.send("init");
     hub.until(|l| l == "ready", Duration::from_secs(30));
@@ -300,9 +302,62 @@ fn other_boards_use_their_own_position_length_and_square_names() {
     let lines = hub.think("level depth=3");
     let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
     let (from, to) = mv.split_once('-').unwrap();
-    assert!((21..=24).contains(&from.parse::<u32>().unwrap()), "{mv}");
-    assert!((17..=20).contains(&to.parse::<u32>().unwrap()), "{mv}");
+    assert!((9..=12).contains(&from.parse::<u32>().unwrap()), "{mv}");
+    assert!((13..=16).contains(&to.parse::<u32>().unwrap()), "{mv}");
+
+    // American as pydraughts writes it: the same string means Black (its `w`) to move, and
+    // Black's first moves go from 9–12 to 13–16 in the checkers numbering.
+    hub.send("set-param name=variant value=english");
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    hub.send(&format!("pos pos={russian} moves=\"11-15 23-19\""));
+    let lines = hub.think("level depth=3");
+    assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+    let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
+    let from: u32 = mv.split(['-', 'x']).next().unwrap().parse().unwrap();
+    assert!((1..=15).contains(&from), "Black moves again: {mv}");
     assert!(hub.close().success());
+}
+
+#[test]
+fn without_a_variant_the_position_length_decides_what_it_can() {
+    // pydraughts sends no variant of its own: a 65-character position can only be Turkish.
+    let turkish = format!(
+        "W{}{}{}{}{}",
+        "e".repeat(8),
+        "b".repeat(16),
+        "e".repeat(16),
+        "w".repeat(16),
+        "e".repeat(8)
+    );
+    for init in [true, false] {
+        let mut hub = Hub::start();
+        hub.send("hub");
+        hub.until(|l| l == "wait", Duration::from_secs(10));
+        if init {
+            hub.send("init");
+            hub.until(|l| l == "ready", Duration::from_secs(30));
+        }
+        hub.send(&format!("pos pos={turkish} moves=\"20-28\""));
+        let lines = hub.think("level depth=2");
+        assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+        let mv = value(lines.last().unwrap(), "move").unwrap().to_string();
+        let from: u32 = mv.split(['-', 'x']).next().unwrap().parse().unwrap();
+        assert!((41..=56).contains(&from), "Black's men are on 41–56: {mv}");
+        // And the 51-character one International again.
+        hub.send(&format!("pos pos={START}"));
+        let lines = hub.think("level depth=2");
+        assert!(!lines.iter().any(|l| l.starts_with("error")), "{lines:?}");
+        // A 33-character one cannot be told apart: Russian, Brazilian or American.
+        let russian = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
+        hub.send(&format!("pos pos={russian}"));
+        let lines = hub.ping();
+        assert!(
+            lines[0].starts_with("error") && lines[0].contains("set-param name=variant"),
+            "{lines:?}"
+        );
+        assert!(hub.close().success());
+    }
 }
 
 #[test]

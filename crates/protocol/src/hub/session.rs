@@ -13,6 +13,9 @@
 //!   `quit` stops and quits; anything else waits until the search has answered `done`.
 //! * `set-param` after `init` takes effect at the next `init`, which then rebuilds the engine
 //!   ([`Action::Reinit`]).
+//! * pydraughts' Hub client never says the variant (its user may): while the GUI has not set
+//!   it, a `pos` whose length fits only one of pydraughts' boards (51 characters:
+//!   International, 65: Turkish) switches the engine to that variant ([`Action::Switch`]).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -29,6 +32,8 @@ use super::parse::{Command, EngineId, GoMode, HubError, InfoLine, Level, ParamDe
 pub struct Params {
     /// Catalogue id of the variant.
     pub variant: String,
+    /// Whether the GUI has set the variant (otherwise it may be inferred from a position).
+    pub variant_chosen: bool,
     pub threads: u32,
     /// Transposition table size in MiB.
     pub hash_mb: u32,
@@ -134,7 +139,10 @@ pub fn apply_param(
     };
     match name {
         "variant" => match identity.resolve(value) {
-            Some(id) => params.variant = id.to_string(),
+            Some(id) => {
+                params.variant = id.to_string();
+                params.variant_chosen = true;
+            }
             None => {
                 return Err(HubError::new(format!(
                     "unknown variant `{value}`; known: {}",
@@ -234,6 +242,13 @@ pub enum Action<B: Bits> {
     PonderHit,
     /// `init` with changed parameters: rebuild the engine and the session, then say `ready`.
     Reinit(Params),
+    /// The variant was inferred from a position: rebuild the engine and the session for
+    /// `params` without a word, and hand them `pending` (the `pos`, then any commands that
+    /// were waiting) with [`Session::resume`].
+    Switch {
+        params: Params,
+        pending: Vec<Command>,
+    },
     Quit,
 }
 
@@ -317,7 +332,11 @@ impl<B: Bits> Session<B> {
                 }
             }
             Command::Init => {
-                if self.params == self.active {
+                let same = Params {
+                    variant_chosen: self.active.variant_chosen,
+                    ..self.params.clone()
+                };
+                if same == self.active {
                     reply(Response::Ready)
                 } else {
                     vec![Action::Reinit(self.params.clone())]
@@ -342,7 +361,22 @@ impl<B: Bits> Session<B> {
             Some(text) => match parse_position(&self.rules, text) {
                 Ok(p) => p,
                 Err(e) => {
-                    return vec![Action::Reply(Response::Error(format!("bad position: {e}")))]
+                    if let Some(params) = self.inferred_variant(text) {
+                        let mut pending = vec![Command::Pos {
+                            pos: pos.map(str::to_string),
+                            moves: moves.to_vec(),
+                        }];
+                        pending.extend(self.deferred.drain(..));
+                        return vec![Action::Switch { params, pending }];
+                    }
+                    let hint = if self.params.variant_chosen {
+                        ""
+                    } else {
+                        UNCHOSEN_HINT
+                    };
+                    return vec![Action::Reply(Response::Error(format!(
+                        "bad position: {e}{hint}"
+                    )))];
                 }
             },
         };
@@ -361,6 +395,21 @@ impl<B: Bits> Session<B> {
         }
         self.game = game;
         actions
+    }
+
+    /// The variant a position of this length must be, when the GUI has not chosen one and
+    /// the length is that of exactly one of pydraughts' boards other than this one.
+    fn inferred_variant(&self, text: &str) -> Option<Params> {
+        if self.params.variant_chosen {
+            return None;
+        }
+        let len = text.chars().count();
+        let (_, name) = INFERRED.iter().find(|(l, _)| *l == len)?;
+        let id = self.identity.resolve(name)?;
+        (id != self.rules.variant().id).then(|| Params {
+            variant: id.to_string(),
+            ..self.params.clone()
+        })
     }
 
     fn go(&mut self, mode: GoMode) -> Vec<Action<B>> {
@@ -397,11 +446,24 @@ impl<B: Bits> Session<B> {
     /// commands that arrived meanwhile.
     pub fn finished(&mut self, best: Option<Move<B>>, ponder: Option<Move<B>>) -> Vec<Action<B>> {
         self.state = State::Idle;
-        let g = &self.rules.variant().geometry;
+        let v = self.rules.variant();
         let mut actions = vec![Action::Reply(Response::Done {
-            mv: best.map(|m| write_move(g, &m)),
-            ponder: best.and(ponder).map(|m| write_move(g, &m)),
+            mv: best.map(|m| write_move(v, &m)),
+            ponder: best.and(ponder).map(|m| write_move(v, &m)),
         })];
+        actions.extend(self.run_deferred());
+        actions
+    }
+
+    /// Handles commands carried over from the session before (see [`Action::Switch`]), as
+    /// if they had waited for a search.
+    pub fn resume(&mut self, commands: Vec<Command>) -> Vec<Action<B>> {
+        self.deferred.extend(commands);
+        self.run_deferred()
+    }
+
+    fn run_deferred(&mut self) -> Vec<Action<B>> {
+        let mut actions = vec![];
         while self.state == State::Idle {
             let Some(command) = self.deferred.pop_front() else {
                 break;
@@ -411,6 +473,13 @@ impl<B: Bits> Session<B> {
         actions
     }
 }
+
+/// The boards pydraughts plays whose size names the variant: position length and variant.
+/// (Its 32-square boards are three variants: Russian, Brazilian and American.)
+const INFERRED: [(usize, &str); 2] = [(51, "international"), (65, "turkish")];
+
+const UNCHOSEN_HINT: &str = "; no variant was set: pydraughts does not send it, so set it \
+    with `set-param name=variant value=…` (on 32 squares: russian, brazilian or american)";
 
 /// A search score as the engine knows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -444,7 +513,7 @@ pub fn info_response<B: Bits>(
     elapsed: Duration,
     pv: &[Move<B>],
 ) -> Response {
-    let g = &rules.variant().geometry;
+    let v = rules.variant();
     let secs = elapsed.as_secs_f64();
     Response::Info(InfoLine {
         depth: Some(depth),
@@ -453,7 +522,7 @@ pub fn info_response<B: Bits>(
         nodes: Some(nodes),
         time: Some(secs),
         nps: (secs >= 0.001).then(|| nodes as f64 / secs / 1e6),
-        pv: pv.iter().map(|m| write_move(g, m)).collect(),
+        pv: pv.iter().map(|m| write_move(v, m)).collect(),
     })
 }
 
@@ -482,6 +551,7 @@ mod tests {
             names,
             defaults: Params {
                 variant: "international".into(),
+                variant_chosen: false,
                 threads: 1,
                 hash_mb: 64,
             },
@@ -565,6 +635,7 @@ mod tests {
             SetupStep::Init {
                 params: Params {
                     variant: "american".into(),
+                    variant_chosen: true,
                     threads: 2,
                     hash_mb: 16
                 },
@@ -698,6 +769,46 @@ mod tests {
         assert!(r[1].contains("value=killer"), "{r:?}");
         assert!(s.handle(cmd("whatever")).is_empty());
         assert!(s.handle(cmd("stop")).is_empty());
+    }
+
+    #[test]
+    fn an_unset_variant_is_inferred_from_a_position_only_one_variant_fits() {
+        // pydraughts' Turkish start (65 characters) while the GUI has set no variant.
+        let turkish = format!(
+            "W{}{}{}{}{}",
+            "e".repeat(8),
+            "b".repeat(16),
+            "e".repeat(16),
+            "w".repeat(16),
+            "e".repeat(8)
+        );
+        let pos = format!("pos pos={turkish} moves=\"20-28\"");
+        let mut s = session();
+        s.handle(cmd("level depth=2"));
+        let actions = s.handle(cmd(&pos));
+        let [Action::Switch { params, pending }] = actions.as_slice() else {
+            panic!("{actions:?}")
+        };
+        assert_eq!(params.variant, "turkish");
+        assert!(!params.variant_chosen);
+        assert_eq!(pending, &[cmd(&pos)]);
+        // The new session takes the position.
+        let v = Catalogue::builtin().get("turkish").unwrap();
+        let mut t: Session<u64> =
+            Session::new(identity(), params.clone(), Arc::new(Rules::new(v).unwrap()));
+        assert!(t.resume(pending.clone()).is_empty());
+        assert_eq!(t.game().moves().len(), 1);
+        // 33 characters fit three variants: no guess, an error that says what to do.
+        let russian = format!("W{}{}{}", "b".repeat(12), "e".repeat(8), "w".repeat(12));
+        let r = replies(&s.handle(cmd(&format!("pos pos={russian}"))));
+        assert!(r[0].contains("set-param name=variant"), "{r:?}");
+        // Once the GUI has chosen, its choice stands.
+        s.handle(cmd("set-param name=variant value=international"));
+        let r = replies(&s.handle(cmd(&pos)));
+        assert!(r[0].starts_with("error message=\"bad position:"), "{r:?}");
+        assert!(!r[0].contains("set-param"), "{r:?}");
+        // Choosing the variant the engine has does not rebuild it.
+        assert_eq!(replies(&s.handle(cmd("init"))), ["ready"]);
     }
 
     #[test]

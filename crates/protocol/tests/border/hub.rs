@@ -496,7 +496,7 @@ fn board_texts<B: Bits>(
     position: &str,
     mv: &str,
 ) -> Result<(), TestCaseError> {
-    let g = &rules.variant().geometry;
+    let g = rules.variant();
     match parse_position(rules, position) {
         Ok(read) => prop_assert_eq!(write_position(g, &read), position),
         Err(e) => prop_assert!(!e.0.trim().is_empty()),
@@ -532,7 +532,7 @@ proptest! {
         each!(which.get(all_rules()), |rules| {
             let mut rng = Rng(seed);
             let pos = some_position(rules, &mut rng, plies);
-            let g = &rules.variant().geometry;
+            let g = rules.variant();
             let position = write_position(g, &pos);
             let legal = rules.moves(&pos);
             let mv = legal.get(rng.below(legal.len().max(1))).map(|m| write_move(g, m)).unwrap_or_default();
@@ -572,6 +572,7 @@ fn build_identity() -> Identity {
         names,
         defaults: Params {
             variant: "international".into(),
+            variant_chosen: false,
             threads: 1,
             hash_mb: 64,
         },
@@ -581,7 +582,7 @@ fn build_identity() -> Identity {
 
 /// A line a GUI (or a fool) might send, for the current rules.
 fn conversation_line<B: Bits>(rules: &Rules<B>, rng: &mut Rng) -> String {
-    let g = &rules.variant().geometry;
+    let g = rules.variant();
     let line = match rng.below(14) {
         0 => "hub".to_string(),
         1 => format!(
@@ -667,6 +668,7 @@ fn said(response: &Response) -> Result<(), TestCaseError> {
 enum End {
     Quit,
     Reinit(Params),
+    Switch(Params, Vec<Command>),
     Out,
 }
 
@@ -676,33 +678,31 @@ enum End {
 fn converse<B: Bits>(
     rules: Arc<Rules<B>>,
     params: Params,
-    pending: Option<Command>,
+    pending: Vec<Command>,
     rng: &mut Rng,
     lines: &mut usize,
 ) -> Result<End, TestCaseError> {
     let mut session = Session::new(identity(), params, rules.clone());
-    let mut queue: Vec<Command> = pending.into_iter().collect();
+    let mut pending = Some(pending);
     let mut searching = false;
     loop {
-        let command = match queue.pop() {
-            Some(c) => c,
-            None => {
-                if *lines == 0 {
-                    return Ok(End::Out);
-                }
-                *lines -= 1;
-                let text = conversation_line(&rules, rng);
-                match Command::parse(&text) {
-                    Ok(c) => c,
-                    Err(e) => {
-                        check_error(&text, &e)?;
-                        said(&Response::Error(e.message))?;
-                        continue;
-                    }
+        let mut actions = if let Some(commands) = pending.take() {
+            session.resume(commands)
+        } else {
+            if *lines == 0 {
+                return Ok(End::Out);
+            }
+            *lines -= 1;
+            let text = conversation_line(&rules, rng);
+            match Command::parse(&text) {
+                Ok(c) => session.handle(c),
+                Err(e) => {
+                    check_error(&text, &e)?;
+                    said(&Response::Error(e.message))?;
+                    continue;
                 }
             }
         };
-        let mut actions = session.handle(command);
         if searching && rng.below(3) != 0 {
             // The search of the session's position (unchanged while it runs) ends.
             let best = rules.moves(session.game().position()).first().copied();
@@ -726,6 +726,7 @@ fn converse<B: Bits>(
                     }
                 }
                 Action::Reinit(params) => return Ok(End::Reinit(params)),
+                Action::Switch { params, pending } => return Ok(End::Switch(params, pending)),
                 Action::Quit => return Ok(End::Quit),
                 Action::NewGame | Action::Stop | Action::PonderHit => {}
             }
@@ -739,7 +740,7 @@ fn conversation(seed: u64, length: usize) -> Result<(), TestCaseError> {
     let mut rng = Rng(seed);
     let mut setup = Setup::new(identity());
     let mut lines = length;
-    let mut start: Option<(Params, Option<Command>)> = None;
+    let mut start: Option<(Params, Vec<Command>)> = None;
     let any = &all_rules()[0];
     while start.is_none() {
         if lines == 0 {
@@ -759,7 +760,7 @@ fn conversation(seed: u64, length: usize) -> Result<(), TestCaseError> {
             SetupStep::Quit => return Ok(()),
             SetupStep::Init {
                 params, pending, ..
-            } => start = Some((params, pending)),
+            } => start = Some((params, pending.into_iter().collect())),
         }
     }
     let (mut params, mut pending) = start.expect("init");
@@ -770,13 +771,14 @@ fn conversation(seed: u64, length: usize) -> Result<(), TestCaseError> {
         let end = with_rules!(variant, |rules| converse(
             Arc::new(rules),
             params.clone(),
-            pending.take(),
+            std::mem::take(&mut pending),
             &mut rng,
             &mut lines
         ))?;
         match end {
             End::Quit | End::Out => return Ok(()),
             End::Reinit(p) => params = p,
+            End::Switch(p, commands) => (params, pending) = (p, commands),
         }
     }
 }

@@ -28,6 +28,8 @@ const FALLBACK_HASH_MB: usize = 64;
 enum End {
     Closed,
     Reinit(Params),
+    /// The variant was inferred from a position: rebuild silently, then run these commands.
+    Switch(Params, Vec<Command>),
 }
 
 /// Runs until the desk goes (the program ends with the desk, so this only returns if the
@@ -67,7 +69,8 @@ pub(super) fn run(
         ));
         match end {
             End::Closed => return,
-            End::Reinit(params) => start = (params, true, None),
+            End::Reinit(params) => start = (params, true, vec![]),
+            End::Switch(params, pending) => start = (params, false, pending),
         }
     }
 }
@@ -116,7 +119,7 @@ impl Side {
 
     /// The conversation before `init`: the parameters to build the engine with, whether to say
     /// `ready`, and the command that asked for it if it was not `init`.
-    fn wait_for_init(&self, setup: &mut Setup) -> Option<(Params, bool, Option<Command>)> {
+    fn wait_for_init(&self, setup: &mut Setup) -> Option<(Params, bool, Vec<Command>)> {
         loop {
             let Some(command) = self.next()? else {
                 continue;
@@ -144,7 +147,7 @@ impl Side {
                     params,
                     announce,
                     pending,
-                } => Some((params, announce, pending)),
+                } => Some((params, announce, pending.into_iter().collect())),
             };
             if init.is_some() {
                 // The command that asked for `init` stays in hand until the engine is built.
@@ -161,15 +164,12 @@ impl Side {
         identity: &Identity,
         mut params: Params,
         announce: bool,
-        pending: Option<Command>,
+        pending: Vec<Command>,
     ) -> End {
         let mut engine = Some(self.build_engine(&rules, &mut params));
         let mut session = Session::new(identity.clone(), params.clone(), rules.clone());
         let mut running: Option<Running<B>> = None;
-        let mut actions: VecDeque<Action<B>> = match pending {
-            Some(command) => session.handle(command).into(),
-            None => VecDeque::new(),
-        };
+        let mut actions: VecDeque<Action<B>> = session.resume(pending).into();
         if announce {
             actions.push_front(Action::Reply(Response::Ready));
         }
@@ -211,6 +211,10 @@ impl Side {
                         // Free this engine's table before the next one is allocated.
                         drop(engine.take());
                         return End::Reinit(params);
+                    }
+                    Action::Switch { params, pending } => {
+                        drop(engine.take());
+                        return End::Switch(params, pending);
                     }
                     // The desk handles `quit` itself.
                     Action::Quit => {}
@@ -334,14 +338,14 @@ struct Report<'a, B: Bits> {
 
 impl<B: Bits> Reporter<B> for Report<'_, B> {
     fn iteration(&mut self, info: &Info<B>) {
-        let g = &self.rules.variant().geometry;
+        let v = self.rules.variant();
         let mut state = self.shared.lock();
         let Some(search) = state.live_search() else {
             return;
         };
         if let Some(best) = info.pv.first() {
-            search.best = Some(write_move(g, best));
-            search.ponder = info.pv.get(1).map(|m| write_move(g, m));
+            search.best = Some(write_move(v, best));
+            search.ponder = info.pv.get(1).map(|m| write_move(v, m));
         }
         state.say(&info_response(
             self.rules,
@@ -354,11 +358,11 @@ impl<B: Bits> Reporter<B> for Report<'_, B> {
     }
 
     fn root_moves(&mut self, moves: &[Move<B>]) {
-        let g = &self.rules.variant().geometry;
+        let v = self.rules.variant();
         let mut state = self.shared.lock();
         if let Some(search) = state.live_search() {
             if search.best.is_none() {
-                search.best = moves.first().map(|m| write_move(g, m));
+                search.best = moves.first().map(|m| write_move(v, m));
             }
         }
     }

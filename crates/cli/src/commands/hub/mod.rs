@@ -56,8 +56,9 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
         names.extend(v.aliases.iter().map(|a| (a.clone(), v.id.clone())));
     }
     if variants.iter().any(|v| v.id == "international") {
-        // Scan's name for it.
+        // Scan's name for it, and pydraughts' and lidraughts'.
         names.push(("normal".into(), "international".into()));
+        names.push(("standard".into(), "international".into()));
     }
     let default = if variants.iter().any(|v| v.id == "international") {
         "international".to_string()
@@ -75,6 +76,7 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
         names,
         defaults: Params {
             variant: default,
+            variant_chosen: false,
             threads: 1,
             hash_mb: 64,
         },

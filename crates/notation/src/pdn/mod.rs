@@ -4,7 +4,9 @@
 
 mod encoding;
 mod read;
+mod replay;
 mod tree;
+mod variant;
 mod write;
 
 pub use encoding::{decode, TextEncoding};
@@ -13,5 +15,7 @@ pub use read::{
     PdnRead, ReadLimits, MAX_DEPTH, MAX_FILE_LEN, MAX_GAMES, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
     MAX_TREE_MOVES,
 };
+pub use replay::{position_of, replay, Claim, Replay, ReplayError, ReplayPly};
 pub use tree::{Item, Line, MoveNode};
+pub use variant::{How, VariantDecider, VariantDecision};
 pub use write::{game_type, PdnGame};

@@ -73,7 +73,7 @@ fn moves_without_a_separator() {
         ["c3-d4", "f6-e5", "d4xf6"]
     );
     assert_eq!(moves("1. c3d4 f6e5 2. d4f6 *"), ["c3-d4", "f6-e5", "d4-f6"]);
-    assert_eq!(moves("1. a3b4xd6f8 *"), ["a3xb4xd6xf8"]);
+    assert_eq!(moves("1. c3e5g7 *"), ["c3xe5xg7"]);
 }
 
 /// The PDN 3.0 setup command `/FEN "..."/` inside move text.

@@ -392,7 +392,8 @@ const STANDARD_RESULTS: [&str; 9] = [
     "1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*", "½-½",
 ];
 
-/// A score with decimals (`1.01-0.99`, `-0.98-1.02`: ResultFormat "Goes"): never a move.
+/// A score with decimals on both sides (`1.01-0.99`, `-0.98-1.02`: ResultFormat "Goes"): never
+/// a move (`1.31-26` is move 1, 31-26).
 fn decimal_score(t: &str) -> bool {
     let t = t.strip_prefix('-').unwrap_or(t);
     let Some((a, b)) = t.split_once('-') else {
@@ -405,7 +406,7 @@ fn decimal_score(t: &str) -> bool {
             && int.bytes().all(|c| c.is_ascii_digit())
             && frac.bytes().all(|c| c.is_ascii_digit())
     };
-    (a.contains('.') || b.contains('.')) && number(a) && number(b)
+    a.contains('.') && b.contains('.') && number(a) && number(b)
 }
 
 fn is_separator(c: char) -> bool {

@@ -119,7 +119,19 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
             },
             Item::Move(node) => {
                 let before = *state.position();
-                match parse_move(rules, &before, &node.text) {
+                // A quiet move written as a capture (`38x33`) is read as players read it.
+                let parsed = parse_move(rules, &before, &node.text).or_else(|e| {
+                    match node.text.split_once(['x', 'X', ':']) {
+                        Some((a, b)) if !b.contains(['x', 'X', ':']) => {
+                            parse_move(rules, &before, &format!("{a}-{b}"))
+                                .ok()
+                                .filter(|mv| !mv.is_capture())
+                                .ok_or(e)
+                        }
+                        _ => Err(e),
+                    }
+                });
+                match parsed {
                     Ok(mv) => {
                         state.play_unchecked(&mv);
                         out.plies.push(ReplayPly {

@@ -297,6 +297,17 @@ impl VariantDecider {
                 Some(_) => {}
             }
         }
+        // The smallest board that holds the squares and replays the game: numbers up to 32 are
+        // an 8x8 board, even though a 10x10 one holds them too.
+        let size = |id: &String| {
+            self.variants
+                .iter()
+                .find(|v| &v.id == id)
+                .map_or(usize::MAX, |v| v.geometry.len())
+        };
+        if let Some(smallest) = fit.iter().map(size).min() {
+            fit.retain(|id| size(id) == smallest);
+        }
         let board = board_words(&evidence);
         let refused = |message: String| VariantDecision {
             variant: None,
@@ -328,7 +339,7 @@ impl VariantDecider {
             _ => {
                 // The conventions of the PDN standard: no GameType means International (20);
                 // numbered 8x8 squares with Black moving first are checkers' notation (21).
-                if fit.iter().any(|f| f == "international") && evidence.max_number > 32 {
+                if fit.iter().any(|f| f == "international") {
                     let why = "no GameType tag means International (GameType 20), and all moves \
                                replay under it";
                     return inferred("international", format!("{board}; {why}"));

@@ -295,6 +295,13 @@ fn import<B: Bits>(rules: &Rules<B>, text: &str) -> Result<bool, TestCaseError> 
         Ok(game) => game,
     };
     check_read(text, &game)?;
+    // The tree written back reads as the same game.
+    let written = game.to_pdn();
+    let again = read_game(&written)
+        .map_err(|e| TestCaseError::fail(format!("{e}\n{text:?}\n{written:?}")))?;
+    prop_assert_eq!(&again.tags, &game.tags, "{:?}", written);
+    prop_assert_eq!(&again.tree, &game.tree, "{:?}", written);
+    prop_assert_eq!(&again.result, &game.result, "{:?}", written);
     let g = &rules.variant().geometry;
     let mut pos = match game.tag("FEN") {
         None => Position::start(rules),

@@ -729,6 +729,15 @@ impl<'a> Parser<'a> {
                 rest = &rest[dot + 1..];
             }
         }
+        if number.is_some() && (STANDARD_RESULTS.contains(&rest) || decimal_score(rest)) {
+            // `8.1-0`: a move number glued to the result.
+            self.flush()?;
+            if self.stack.len() == 1 {
+                self.game.result = Some(rest.to_string());
+                return Ok(Some(self.i));
+            }
+            return Ok(None);
+        }
         let marks = rest.len() - rest.trim_end_matches(['!', '?']).len();
         let (rest, mark) = rest.split_at(rest.len() - marks);
         if rest.is_empty() {

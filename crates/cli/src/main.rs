@@ -228,6 +228,12 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Read a PDN file of any number of games: list them, check that each replays to its
+    /// end, or convert them (to FENs, JSON or PDN). See docs/pdn.md.
+    Pdn {
+        #[command(subcommand)]
+        action: commands::pdn::Action,
+    },
     /// Search fixed positions of several variants to a fixed depth: total nodes and speed.
     Bench {
         /// Depth of every search: 1 to 64.
@@ -473,6 +479,7 @@ fn main() -> ExitCode {
                 idle: std::time::Duration::from_secs(idle_timeout as u64),
             },
         ),
+        Command::Pdn { action } => commands::pdn::run(&catalogue, action),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
         Command::PerftTable {
             depth,

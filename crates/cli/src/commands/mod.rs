@@ -6,6 +6,7 @@ pub mod dxp;
 pub mod hub;
 pub mod matches;
 pub mod moves;
+pub mod pdn;
 pub mod perft;
 pub mod perft_table;
 pub mod play;

@@ -1,7 +1,21 @@
-//! PDN 3.0 game text: reading games (`read`) and writing them (`write`).
+//! PDN 3.0 game text: reading files and games (`read`, with `encoding` and the move `tree`),
+//! deciding their variant (`variant`), replaying them as recorded (`replay`) and writing games
+//! (`write`).
 
+mod encoding;
 mod read;
+mod replay;
+mod tree;
+mod variant;
 mod write;
 
-pub use read::{read_game, PdnError, PdnErrorKind, PdnRead, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN};
+pub use encoding::{decode, TextEncoding};
+pub use read::{
+    read_file, read_file_with, read_game, read_text, GameError, PdnError, PdnErrorKind, PdnFile,
+    PdnRead, ReadLimits, MAX_DEPTH, MAX_FILE_LEN, MAX_GAMES, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
+    MAX_TREE_MOVES,
+};
+pub use replay::{position_of, replay, Claim, Replay, ReplayError, ReplayPly};
+pub use tree::{Item, Line, MoveNode};
+pub use variant::{How, VariantDecider, VariantDecision};
 pub use write::{game_type, PdnGame};

@@ -1,0 +1,450 @@
+//! `damspel pdn`: list, check and convert the games of a PDN file (any encoding, any number of
+//! games). The library does the work (damspel_notation::pdn); this prints it.
+
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::{Subcommand, ValueEnum};
+use damspel_notation::pdn::{
+    read_file, replay, PdnFile, PdnGame, PdnRead, Replay, VariantDecider, VariantDecision,
+    MAX_FILE_LEN,
+};
+use damspel_notation::write_fen;
+use damspel_rules::{Bits, Catalogue, Rules};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+#[derive(Subcommand)]
+pub enum Action {
+    /// One line per game: number, White, Black, Event, Date, Result, moves, and the variant
+    /// with how it was decided (tag, GameType, chosen, inferred, ambiguous, unsupported).
+    List {
+        /// The PDN file (UTF-8, CP1251 or CP1252/Latin-1; the encoding is detected).
+        file: PathBuf,
+        /// The variant of games whose tags do not say (Variant or GameType tags win).
+        #[arg(long)]
+        variant: Option<String>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay every game's main line to its end; name the first error of each game that fails.
+    /// Draws a player could have claimed (repetition, move limits) are noted, not errors.
+    /// Exits non-zero if any game cannot be read, has no variant, or does not replay.
+    Check {
+        file: PathBuf,
+        #[arg(long)]
+        variant: Option<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Convert every game: `fen` (the FEN of every position of the main line), `json` (tags,
+    /// moves, result, the move tree, the variant decision, the replay) or `pdn` (re-written by
+    /// Damspel's writer in the variant's notation). Exits non-zero if any game fails.
+    Convert {
+        file: PathBuf,
+        #[arg(long, value_enum)]
+        to: Format,
+        #[arg(long)]
+        variant: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Format {
+    Fen,
+    Json,
+    Pdn,
+}
+
+pub fn run(catalogue: &Catalogue, action: Action) -> Result<()> {
+    match action {
+        Action::List {
+            file,
+            variant,
+            json,
+        } => list(catalogue, &file, variant.as_deref(), json),
+        Action::Check {
+            file,
+            variant,
+            json,
+        } => check(catalogue, &file, variant.as_deref(), json),
+        Action::Convert { file, to, variant } => convert(catalogue, &file, variant.as_deref(), to),
+    }
+}
+
+fn load(path: &Path) -> Result<PdnFile> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    if size > MAX_FILE_LEN as u64 {
+        bail!(
+            "{} has {size} bytes; at most {MAX_FILE_LEN} are read",
+            path.display()
+        );
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(read_file(&bytes)?)
+}
+
+/// The rules of the variants met, compiled once.
+enum AnyRules {
+    Narrow(Arc<Rules<u64>>),
+    Wide(Arc<Rules<u128>>),
+}
+
+struct Games<'a> {
+    catalogue: &'a Catalogue,
+    decider: VariantDecider,
+    rules: HashMap<String, AnyRules>,
+    choice: Option<&'a str>,
+}
+
+impl<'a> Games<'a> {
+    fn new(catalogue: &'a Catalogue, choice: Option<&'a str>) -> Result<Games<'a>> {
+        if let Some(id) = choice {
+            catalogue.get(id)?;
+        }
+        Ok(Games {
+            catalogue,
+            decider: VariantDecider::new(catalogue.clone()),
+            rules: HashMap::new(),
+            choice,
+        })
+    }
+
+    fn decide(&mut self, game: &PdnRead) -> VariantDecision {
+        self.decider.decide(game, self.choice)
+    }
+
+    fn rules(&mut self, id: &str) -> Result<&AnyRules> {
+        if !self.rules.contains_key(id) {
+            let v = Arc::new(self.catalogue.get(id)?);
+            let compiled = if v.fits_u64() {
+                AnyRules::Narrow(Arc::new(Rules::new(v)?))
+            } else {
+                AnyRules::Wide(Arc::new(Rules::new(v)?))
+            };
+            self.rules.insert(id.to_string(), compiled);
+        }
+        Ok(&self.rules[id])
+    }
+}
+
+/// A progress bar on a terminal, for files of many games.
+fn progress(games: usize) -> ProgressBar {
+    if games < 200 || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(games as u64);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} games {eta}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn tag<'g>(game: &'g PdnRead, name: &str) -> &'g str {
+    game.tag(name).unwrap_or("")
+}
+
+#[derive(Serialize)]
+struct ListRow<'g> {
+    number: usize,
+    line: usize,
+    white: &'g str,
+    black: &'g str,
+    event: &'g str,
+    date: &'g str,
+    result: &'g str,
+    moves: usize,
+    variant: VariantDecision,
+}
+
+fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -> Result<()> {
+    let file = load(path)?;
+    let mut games = Games::new(catalogue, choice)?;
+    let bar = progress(file.games.len());
+    let rows: Vec<ListRow> = file
+        .games
+        .iter()
+        .map(|g| {
+            bar.inc(1);
+            ListRow {
+                number: g.number,
+                line: g.line,
+                white: tag(g, "White"),
+                black: tag(g, "Black"),
+                event: tag(g, "Event"),
+                date: tag(g, "Date"),
+                result: g.result.as_deref().unwrap_or(tag(g, "Result")),
+                moves: g.moves.len(),
+                variant: games.decide(g),
+            }
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let value = json!({
+            "encoding": file.encoding,
+            "games": rows,
+            "errors": file.errors,
+            "stopped": file.stopped,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(());
+    }
+    let encoding = file.encoding.map_or("?", |e| e.label());
+    writeln!(
+        out,
+        "{}: {} games ({} unreadable), {encoding}",
+        path.display(),
+        file.count(),
+        file.errors.len()
+    )?;
+    writeln!(out, "#\tWhite\tBlack\tEvent\tDate\tResult\tMoves\tVariant")?;
+    let mut errors = file.errors.iter().peekable();
+    for row in &rows {
+        while let Some(e) = errors.next_if(|e| e.number < row.number) {
+            writeln!(out, "{}\tunreadable: {e}", e.number)?;
+        }
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            row.number,
+            row.white,
+            row.black,
+            row.event,
+            row.date,
+            row.result,
+            row.moves,
+            row.variant.message
+        )?;
+    }
+    for e in errors {
+        writeln!(out, "{}\tunreadable: {e}", e.number)?;
+    }
+    if let Some(stopped) = &file.stopped {
+        writeln!(out, "{stopped}")?;
+    }
+    Ok(())
+}
+
+/// What a replay says, for printing.
+#[derive(Serialize)]
+struct Checked {
+    number: usize,
+    label: String,
+    variant: VariantDecision,
+    plies: usize,
+    claims: Vec<damspel_notation::pdn::Claim>,
+    error: Option<String>,
+    /// The FEN of every position of the main line (only for `convert --to fen|json`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fens: Vec<String>,
+}
+
+fn summarise<B: Bits>(rules: &Rules<B>, r: &Replay<B>, fens: bool, out: &mut Checked) {
+    out.plies = r.plies.len();
+    out.claims = r.claims.clone();
+    out.error = r.error.as_ref().map(|e| e.to_string());
+    if fens {
+        let g = &rules.variant().geometry;
+        out.fens = r.positions().map(|p| write_fen(g, p)).collect();
+    }
+}
+
+/// Decides and replays one game.
+fn replay_game(games: &mut Games, game: &PdnRead, fens: bool) -> Checked {
+    let variant = games.decide(game);
+    let mut checked = Checked {
+        number: game.number,
+        label: game.label(),
+        variant: variant.clone(),
+        plies: 0,
+        claims: Vec::new(),
+        error: None,
+        fens: Vec::new(),
+    };
+    let Some(id) = &variant.variant else {
+        checked.error = Some(variant.message.clone());
+        return checked;
+    };
+    match games.rules(id) {
+        Err(e) => checked.error = Some(e.to_string()),
+        Ok(AnyRules::Narrow(rules)) => summarise(rules, &replay(game, rules), fens, &mut checked),
+        Ok(AnyRules::Wide(rules)) => summarise(rules, &replay(game, rules), fens, &mut checked),
+    }
+    checked
+}
+
+fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -> Result<()> {
+    let file = load(path)?;
+    let mut games = Games::new(catalogue, choice)?;
+    let bar = progress(file.games.len());
+    let checked: Vec<Checked> = file
+        .games
+        .iter()
+        .map(|g| {
+            bar.inc(1);
+            replay_game(&mut games, g, false)
+        })
+        .collect();
+    bar.finish_and_clear();
+    let failed = checked.iter().filter(|c| c.error.is_some()).count();
+    let mut out = std::io::stdout().lock();
+    if json {
+        let value = json!({
+            "encoding": file.encoding,
+            "games": checked,
+            "errors": file.errors,
+            "stopped": file.stopped,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        let mut errors = file.errors.iter().peekable();
+        for c in &checked {
+            while let Some(e) = errors.next_if(|e| e.number < c.number) {
+                writeln!(out, "{e}")?;
+            }
+            let name = if c.label.is_empty() {
+                format!("game {}", c.number)
+            } else {
+                format!("game {} ({})", c.number, c.label)
+            };
+            match &c.error {
+                Some(e) => writeln!(out, "{name}: FAILED: {e}")?,
+                None => {
+                    write!(out, "{name}: ok, {} plies, {}", c.plies, c.variant.message)?;
+                    for claim in &c.claims {
+                        write!(
+                            out,
+                            "; {} after ply {} (played on)",
+                            claim.reason, claim.ply
+                        )?;
+                    }
+                    writeln!(out)?;
+                }
+            }
+        }
+        for e in errors {
+            writeln!(out, "{e}")?;
+        }
+        writeln!(
+            out,
+            "{}: {} games: {} replayed to their end, {failed} failed, {} unreadable{}",
+            path.display(),
+            file.count(),
+            checked.len() - failed,
+            file.errors.len(),
+            file.stopped
+                .as_deref()
+                .map_or(String::new(), |s| format!("; {s}"))
+        )?;
+    }
+    if failed + file.errors.len() > 0 || file.stopped.is_some() {
+        bail!(
+            "{} of {} games failed",
+            failed + file.errors.len(),
+            file.count()
+        );
+    }
+    Ok(())
+}
+
+fn convert(catalogue: &Catalogue, path: &Path, choice: Option<&str>, to: Format) -> Result<()> {
+    let file = load(path)?;
+    let mut games = Games::new(catalogue, choice)?;
+    let mut out = std::io::stdout().lock();
+    let mut failed = file.errors.len();
+    for e in &file.errors {
+        eprintln!("damspel: {e}");
+    }
+    let mut values: Vec<Value> = Vec::new();
+    for game in &file.games {
+        let checked = replay_game(&mut games, game, !matches!(to, Format::Pdn));
+        if let Some(e) = &checked.error {
+            failed += 1;
+            eprintln!("damspel: game {}: {e}", game.number);
+        }
+        match to {
+            Format::Fen => {
+                writeln!(out, "# game {} {}", game.number, checked.label)?;
+                for fen in &checked.fens {
+                    writeln!(out, "{fen}")?;
+                }
+            }
+            Format::Json => values.push(json!({
+                "number": game.number,
+                "line": game.line,
+                "tags": game.tags,
+                "moves": game.moves,
+                "result": game.result,
+                "tree": game.tree,
+                "variant": checked.variant,
+                "replay": checked,
+            })),
+            Format::Pdn => {
+                if checked.error.is_none() {
+                    let id = checked.variant.variant.clone().unwrap_or_default();
+                    let text = match games.rules(&id)? {
+                        AnyRules::Narrow(rules) => rewrite(rules, game),
+                        AnyRules::Wide(rules) => rewrite(rules, game),
+                    };
+                    write!(out, "{text}")?;
+                }
+            }
+        }
+    }
+    if let Format::Json = to {
+        let value = json!({ "encoding": file.encoding, "games": values, "errors": file.errors });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    }
+    if failed > 0 {
+        bail!("{failed} of {} games failed", file.count());
+    }
+    Ok(())
+}
+
+/// A game written again by Damspel's PDN writer: the roster, the other tags, the moves in the
+/// variant's notation.
+fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
+    let r = replay(game, rules);
+    let roster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+    let skip = ["Variant", "GameType", "FEN", "SetUp"];
+    let extra = game
+        .tags
+        .iter()
+        .filter(|(n, _)| {
+            !roster
+                .iter()
+                .chain(&skip)
+                .any(|r| r.eq_ignore_ascii_case(n))
+        })
+        .cloned()
+        .collect();
+    let get = |name: &str| game.tag(name).unwrap_or("?").to_string();
+    PdnGame {
+        rules,
+        event: get("Event"),
+        site: get("Site"),
+        date: get("Date"),
+        round: get("Round"),
+        white: get("White"),
+        black: get("Black"),
+        result: game
+            .result
+            .clone()
+            .or_else(|| game.tag("Result").map(str::to_string))
+            .unwrap_or_else(|| "*".into()),
+        start: r.start,
+        moves: r.plies.iter().map(|p| p.mv).collect(),
+        extra,
+    }
+    .to_pdn()
+}

@@ -1,0 +1,104 @@
+//! The text encoding of a PDN file. PDN 3.0 requires UTF-8, but club archives come in the
+//! Windows code page of their country: CP1251 (Russian, Ukrainian, Belarusian clubs) and
+//! CP1252/Latin-1 (Dutch, French, Italian, ... databases, Turbo Dambase).
+//!
+//! The rule, in order: a byte order mark (UTF-8, UTF-16) decides; text that is valid UTF-8 is
+//! UTF-8; otherwise CP1251 when at least half of the bytes above 0x7F stand next to another such
+//! byte (Cyrillic words are runs of them), else CP1252 (accented Latin letters stand alone
+//! between ASCII letters). CP1252 is the WHATWG reading of Latin-1, so Latin-1 files read the same.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+/// The encoding a file was read in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TextEncoding {
+    Utf8,
+    /// UTF-8 after a byte order mark.
+    Utf8Bom,
+    Utf16Le,
+    Utf16Be,
+    /// Windows-1251 (Cyrillic).
+    Windows1251,
+    /// Windows-1252, a superset of ISO 8859-1 (Latin-1).
+    Windows1252,
+}
+
+impl TextEncoding {
+    /// Its name as a user reads it.
+    pub fn label(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "UTF-8",
+            TextEncoding::Utf8Bom => "UTF-8 with BOM",
+            TextEncoding::Utf16Le => "UTF-16LE",
+            TextEncoding::Utf16Be => "UTF-16BE",
+            TextEncoding::Windows1251 => "CP1251 (Cyrillic)",
+            TextEncoding::Windows1252 => "CP1252/Latin-1",
+        }
+    }
+}
+
+/// Decodes a file's bytes; never fails (bytes a code page lacks become U+FFFD).
+pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, TextEncoding) {
+    if let Some((encoding, bom)) = encoding_rs::Encoding::for_bom(bytes) {
+        let which = if encoding == encoding_rs::UTF_8 {
+            TextEncoding::Utf8Bom
+        } else if encoding == encoding_rs::UTF_16LE {
+            TextEncoding::Utf16Le
+        } else {
+            TextEncoding::Utf16Be
+        };
+        let (text, _) = encoding.decode_without_bom_handling(&bytes[bom..]);
+        return (text, which);
+    }
+    if let Ok(text) = std::str::from_utf8(bytes) {
+        return (Cow::Borrowed(text), TextEncoding::Utf8);
+    }
+    let (encoding, which) = if looks_cyrillic(bytes) {
+        (encoding_rs::WINDOWS_1251, TextEncoding::Windows1251)
+    } else {
+        (encoding_rs::WINDOWS_1252, TextEncoding::Windows1252)
+    };
+    let (text, _) = encoding.decode_without_bom_handling(bytes);
+    (text, which)
+}
+
+/// Whether at least half of the bytes above 0x7F have such a neighbour.
+fn looks_cyrillic(bytes: &[u8]) -> bool {
+    let high = |i: usize| bytes.get(i).is_some_and(|&b| b >= 0x80);
+    let (mut total, mut paired) = (0usize, 0usize);
+    for i in 0..bytes.len() {
+        if high(i) {
+            total += 1;
+            if (i > 0 && high(i - 1)) || high(i + 1) {
+                paired += 1;
+            }
+        }
+    }
+    total > 0 && paired * 2 >= total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decides_by_bom_validity_and_runs() {
+        assert_eq!(decode(b"[Event \"a\"]").1, TextEncoding::Utf8);
+        assert_eq!(decode(b"\xEF\xBB\xBF[Event \"a\"]").0, "[Event \"a\"]");
+        // "Москва" in CP1251.
+        let (text, enc) = decode(b"[Site \"\xCC\xEE\xF1\xEA\xE2\xE0\"]");
+        assert_eq!(
+            (text.as_ref(), enc),
+            ("[Site \"Москва\"]", TextEncoding::Windows1251)
+        );
+        // "Crème Müller" in Latin-1.
+        let (text, enc) = decode(b"[White \"Cr\xE8me M\xFCller\"]");
+        assert_eq!(
+            (text.as_ref(), enc),
+            ("[White \"Crème Müller\"]", TextEncoding::Windows1252)
+        );
+    }
+}

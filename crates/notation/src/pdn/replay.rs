@@ -1,0 +1,170 @@
+//! Replaying a game as recorded: its main line played from its start (the FEN tag, or the
+//! variant's start), PDN 3.0 setup commands taking effect where written. Draw rules that are a
+//! player's claim in a recorded game (repetition, move limits) do not stop it: the ply where a
+//! claim became possible is marked and the game goes on to its recorded end, as in
+//! Tinsley–Chinook, London 1992, which plays on past a threefold repetition.
+
+use std::sync::Arc;
+
+use damspel_rules::{Bits, Game, Move, Outcome, Position, Rules};
+use serde::Serialize;
+
+use super::read::PdnRead;
+use super::tree::Item;
+use crate::fen::parse_fen;
+use crate::movetext::parse_move;
+
+/// A game replayed: its start, every ply played, the draw claims met, and the first error.
+#[derive(Clone, Debug)]
+pub struct Replay<B: Bits> {
+    pub start: Position<B>,
+    pub plies: Vec<ReplayPly<B>>,
+    pub claims: Vec<Claim>,
+    /// The first move (or setup) that could not be played; the plies before it stand.
+    pub error: Option<ReplayError>,
+    /// How the rules see the final position: a win (no legal move for the side to move) or an
+    /// automatic draw; `None` while the game could go on.
+    pub end: Option<Outcome>,
+}
+
+/// One ply: the move as written and as played, the positions around it.
+#[derive(Clone, Debug)]
+pub struct ReplayPly<B: Bits> {
+    pub text: String,
+    pub mv: Move<B>,
+    pub before: Position<B>,
+    pub after: Position<B>,
+}
+
+/// A draw that could be claimed after `ply` plies (1-based), and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Claim {
+    pub ply: usize,
+    pub reason: String,
+}
+
+/// The first thing in the main line that could not be played.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
+#[error("ply {ply} `{text}`: {reason}")]
+pub struct ReplayError {
+    /// The ply (1-based) that failed; for a bad start or setup, the ply it comes before.
+    pub ply: usize,
+    pub text: String,
+    pub reason: String,
+}
+
+impl<B: Bits> Replay<B> {
+    /// The positions of the main line: the start, then the one after each ply (a setup command
+    /// shows as the `before` of the ply after it).
+    pub fn positions(&self) -> impl Iterator<Item = &Position<B>> {
+        std::iter::once(&self.start).chain(self.plies.iter().map(|p| &p.after))
+    }
+
+    /// The final position reached.
+    pub fn last(&self) -> &Position<B> {
+        self.plies.last().map_or(&self.start, |p| &p.after)
+    }
+
+    /// Whether every move of the main line was played.
+    pub fn complete(&self) -> bool {
+        self.error.is_none()
+    }
+}
+
+/// The position a FEN names under these rules.
+pub fn position_of<B: Bits>(rules: &Rules<B>, fen: &str) -> Result<Position<B>, String> {
+    let setup = parse_fen(&rules.variant().geometry, fen).map_err(|e| e.to_string())?;
+    Position::from_setup(rules, &setup).map_err(|e| e.to_string())
+}
+
+/// Replays the main line of `game` under `rules` (see the module's documentation).
+pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
+    let start = match game.tag("FEN").filter(|f| !f.trim().is_empty()) {
+        None => Ok(Position::start(rules)),
+        Some(fen) => position_of(rules, fen).map_err(|reason| ReplayError {
+            ply: 1,
+            text: format!("[FEN \"{fen}\"]"),
+            reason,
+        }),
+    };
+    let mut out = Replay {
+        start: Position::start(rules),
+        plies: Vec::new(),
+        claims: Vec::new(),
+        error: None,
+        end: None,
+    };
+    match start {
+        Ok(pos) => out.start = pos,
+        Err(e) => {
+            out.error = Some(e);
+            return out;
+        }
+    }
+    let mut state = Game::from_position(rules.clone(), out.start);
+    let mut claimed = Vec::new();
+    for item in &game.tree.items {
+        let ply = out.plies.len() + 1;
+        match item {
+            Item::Setup { fen } => match position_of(rules, fen) {
+                Ok(pos) => state = Game::from_position(rules.clone(), pos),
+                Err(reason) => {
+                    out.error = Some(ReplayError {
+                        ply,
+                        text: format!("/FEN \"{fen}\"/"),
+                        reason,
+                    });
+                    break;
+                }
+            },
+            Item::Move(node) => {
+                let before = *state.position();
+                // A quiet move written as a capture (`38x33`) is read as players read it.
+                let parsed = parse_move(rules, &before, &node.text).or_else(|e| {
+                    match node.text.split_once(['x', 'X', ':']) {
+                        Some((a, b)) if !b.contains(['x', 'X', ':']) => {
+                            parse_move(rules, &before, &format!("{a}-{b}"))
+                                .ok()
+                                .filter(|mv| !mv.is_capture())
+                                .ok_or(e)
+                        }
+                        _ => Err(e),
+                    }
+                });
+                match parsed {
+                    Ok(mv) => {
+                        state.play_unchecked(&mv);
+                        out.plies.push(ReplayPly {
+                            text: node.text.clone(),
+                            mv,
+                            before,
+                            after: *state.position(),
+                        });
+                        if let Some(Outcome::Draw(reason)) = state.outcome() {
+                            // Marked once per kind of claim, where it first became possible.
+                            let kind = std::mem::discriminant(&reason);
+                            if !claimed.contains(&kind) {
+                                claimed.push(kind);
+                                out.claims.push(Claim {
+                                    ply,
+                                    reason: Outcome::Draw(reason).to_string(),
+                                });
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        out.error = Some(ReplayError {
+                            ply,
+                            text: node.text.clone(),
+                            reason: e.to_string(),
+                        });
+                        break;
+                    }
+                }
+            }
+            Item::Comment { .. } | Item::Nag { .. } => {}
+        }
+    }
+    out.end = state.outcome();
+    out
+}

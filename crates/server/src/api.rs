@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::Json;
-use damspel_notation::pdn::read_game;
+use damspel_notation::pdn::VariantDecider;
 use damspel_rules::describe::{catalogue_order, family_description, FAMILIES};
 use damspel_rules::{with_rules, Catalogue, Color, Position, Squares, Variant};
 use rand::RngExt;
@@ -23,6 +23,7 @@ use tokio_stream::StreamExt;
 
 use crate::error::ApiError;
 use crate::games::{Games, Shared};
+use crate::import;
 use crate::pool::{Cancel, Pool};
 use crate::seats::{self, Presented};
 use crate::session::{self, Meta, Seat, Session, MAX_ENGINE_TIME};
@@ -435,10 +436,14 @@ pub async fn variant(State(app): App, Path(id): Path<String>) -> AppResult<Json<
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
-    /// Required, except for a PDN import whose Variant (or GameType) tag names the variant.
+    /// Required, except for a PDN import whose tags or moves decide the variant.
     variant: Option<String>,
     fen: Option<String>,
     pdn: Option<String>,
+    /// The PDN file's bytes in base64 (its encoding is detected).
+    pdn_base64: Option<String>,
+    /// Which game of a PDN file (1-based); a file of one game needs none.
+    game: Option<usize>,
     #[serde(default = "human")]
     white: Seat,
     #[serde(default = "engine")]
@@ -486,31 +491,22 @@ fn check_fen(v: &Variant, fen: &str) -> AppResult<String> {
 /// Builds a new game from a request: reads the PDN, checks the position and replays the moves
 /// (a blocking thread's work), then commits it before anyone can see it.
 fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)> {
-    if body.pdn.as_ref().is_some_and(|p| p.len() > MAX_PDN) {
+    let pdn = import::file_bytes(body.pdn.as_deref(), body.pdn_base64.as_deref())?;
+    if pdn.as_ref().is_some_and(|p| p.len() > MAX_PDN) {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
-            format!("a PDN import may have at most {MAX_PDN} bytes (one game)"),
+            format!(
+                "a PDN import may have at most {MAX_PDN} bytes; `damspel pdn` reads larger files"
+            ),
         ));
     }
-    let pdn = match &body.pdn {
-        Some(text) => Some(read_game(text).map_err(|e| ApiError::unprocessable(e.to_string()))?),
-        None => None,
-    };
-    // A PDN game says which variant it is; that wins over the variant picked in the request.
-    let tagged = pdn.as_ref().and_then(|game| {
-        game.tag("Variant")
-            .filter(|id| app.catalogue.get(id).is_ok())
-            .map(str::to_string)
-            .or_else(|| game.tag("GameType").and_then(variant_of_game_type))
-    });
-    let id = tagged
-        .or(body.variant.clone())
-        .ok_or_else(|| ApiError::unprocessable("a variant is needed (`variant`)"))?;
-    let v = app.variant(&id)?;
     let engine_time = engine_time(body.engine_time)?;
-    let (start_fen, moves) = match (&body.fen, pdn) {
+    let mut claims = Vec::new();
+    let (v, start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
-        (None, Some(game)) => {
+        (None, Some(bytes)) => {
+            let file = import::read(&bytes)?;
+            let game = import::choose(&file, body.game)?;
             if game.moves.len() > session::MAX_PLIES {
                 return Err(ApiError::unprocessable(format!(
                     "the PDN game has {} plies; a game may have at most {}: a game that long is \
@@ -519,14 +515,36 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
                     session::MAX_PLIES
                 )));
             }
-            let fen = match game.tag("FEN") {
-                Some(fen) => check_fen(&v, fen)?,
-                None => check_fen(&v, &start_fen_of(&v))?,
-            };
-            (fen, game.moves)
+            // The file's Variant or GameType tag wins over the request's choice; a game of a
+            // variant Damspel does not have is refused with its name.
+            let mut decider = VariantDecider::new(app.catalogue.clone());
+            let decision = decider.decide(game, body.variant.as_deref());
+            let id = decision
+                .variant
+                .ok_or_else(|| ApiError::unprocessable(decision.message.clone()))?;
+            let v = app.variant(&id)?;
+            let ready = import::prepare(v.clone(), game)?;
+            claims = ready.claims;
+            (v, ready.start_fen, ready.moves)
         }
-        (Some(fen), None) => (check_fen(&v, fen)?, Vec::new()),
-        (None, None) => (start_fen_of(&v), Vec::new()),
+        (Some(fen), None) => {
+            let v = app.variant(
+                body.variant
+                    .as_deref()
+                    .ok_or_else(|| ApiError::unprocessable("a variant is needed (`variant`)"))?,
+            )?;
+            let fen = check_fen(&v, fen)?;
+            (v, fen, Vec::new())
+        }
+        (None, None) => {
+            let v = app.variant(
+                body.variant
+                    .as_deref()
+                    .ok_or_else(|| ApiError::unprocessable("a variant is needed (`variant`)"))?,
+            )?;
+            let fen = start_fen_of(&v);
+            (v, fen, Vec::new())
+        }
     };
     let id: String = {
         let mut rng = rand::rng();
@@ -555,7 +573,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     }
     let mut session = session::open(v, meta, &[], &[])?;
     for (i, text) in moves.iter().enumerate() {
-        session.play(text).map_err(|e| {
+        session.play_recorded(text).map_err(|e| {
             ApiError::unprocessable(format!(
                 "move {} (`{text}`) of the PDN: {}",
                 i + 1,
@@ -570,7 +588,11 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             slot.state = Some(Arc::new(state.clone()));
         }
     }
-    Ok((StatusCode::CREATED, Json(with_seats(state, &given))))
+    let mut answer = with_seats(state, &given);
+    if !claims.is_empty() {
+        answer["claims"] = serde_json::to_value(&claims).unwrap_or_default();
+    }
+    Ok((StatusCode::CREATED, Json(answer)))
 }
 
 fn start_fen_of(v: &Variant) -> String {
@@ -586,6 +608,41 @@ pub async fn new_game(
 ) -> AppResult<(StatusCode, Json<Value>)> {
     let worker = app.clone();
     app.work.run(None, move || create(&worker, body)).await?
+}
+
+/// A PDN file to list: its text or bytes, and the variant to use where the file does not say.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdnFileBody {
+    pdn: Option<String>,
+    pdn_base64: Option<String>,
+    variant: Option<String>,
+}
+
+/// Lists every game of a PDN file: tags, variant and how it was decided, whether it replays
+/// (and the first bad move if not), where a draw could have been claimed. Nothing is stored.
+pub async fn list_pdn(State(app): App, Body(body): Body<PdnFileBody>) -> AppResult<Json<Value>> {
+    let worker = app.clone();
+    app.work
+        .run(None, move || {
+            let bytes = import::file_bytes(body.pdn.as_deref(), body.pdn_base64.as_deref())?
+                .ok_or_else(|| ApiError::unprocessable("give the PDN as `pdn` or `pdn_base64`"))?;
+            if bytes.len() > MAX_PDN {
+                return Err(ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    format!(
+                        "a PDN file sent here may have at most {MAX_PDN} bytes; `damspel pdn` \
+                         reads larger files"
+                    ),
+                ));
+            }
+            let file = import::read(&bytes)?;
+            let listing = import::list(&worker.catalogue, &file, body.variant.as_deref());
+            serde_json::to_value(listing)
+                .map(Json)
+                .map_err(|e| ApiError::internal(e.to_string()))
+        })
+        .await?
 }
 
 pub async fn import(
@@ -873,24 +930,4 @@ pub async fn method_not_allowed() -> ApiError {
 
 pub async fn no_such_page() -> ApiError {
     ApiError::not_found("no such page; the game is at /")
-}
-
-/// The catalogue variant of a PDN GameType tag (its first field), for the game types PDN
-/// defines and Damspel has.
-fn variant_of_game_type(game_type: &str) -> Option<String> {
-    let number = game_type.split(',').next()?.trim();
-    [
-        "international",
-        "american",
-        "russian",
-        "brazilian",
-        "turkish",
-    ]
-    .into_iter()
-    .find(|id| {
-        damspel_notation::pdn::game_type(id)
-            .and_then(|t| t.split(',').next())
-            .is_some_and(|n| n == number)
-    })
-    .map(str::to_string)
 }

@@ -6,6 +6,7 @@ mod api;
 mod error;
 mod games;
 mod guard;
+mod import;
 mod pool;
 mod seats;
 mod session;
@@ -81,6 +82,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/api/variants/{id}", get(api::variant))
         .route("/api/games", get(api::list).post(api::new_game))
         .route("/api/games/import", post(api::import))
+        .route("/api/pdn", post(api::list_pdn))
         .route("/api/games/{id}", get(api::game))
         .route("/api/games/{id}/move", post(api::play))
         .route("/api/games/{id}/engine", post(api::engine_move))

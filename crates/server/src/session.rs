@@ -131,6 +131,9 @@ pub trait Session: Send {
     fn side_to_move(&self) -> Color;
     /// Plays a move given as PDN text (a full path always works).
     fn play(&mut self, text: &str) -> Result<(), ApiError>;
+    /// Plays a move of a recorded game: as `play`, but a draw the players could have claimed
+    /// (repetition, a move limit) does not end it.
+    fn play_recorded(&mut self, text: &str) -> Result<(), ApiError>;
     fn undo(&mut self) -> Result<(), ApiError>;
     fn redo(&mut self) -> Result<(), ApiError>;
     /// The moves played, as full paths (what is stored), and the undone ones for redo.
@@ -177,6 +180,40 @@ fn color_name(c: Color) -> &'static str {
 }
 
 impl<B: Bits> GameSession<B> {
+    /// Plays a move given as text; `recorded`: a draw the players could have claimed does not
+    /// stop it (a recorded game, or a stored one replayed).
+    fn play_as(&mut self, text: &str, recorded: bool) -> Result<(), ApiError> {
+        match self.game.outcome() {
+            Some(Outcome::Draw(_)) if recorded => {}
+            Some(outcome) => {
+                return Err(ApiError::conflict(format!("the game is over: {outcome}")));
+            }
+            None => {}
+        }
+        if self.game.moves().len() >= MAX_PLIES {
+            return Err(too_long());
+        }
+        let rules = self.game.rules();
+        let pos = self.game.position();
+        let mv =
+            parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+        let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
+            ApiError::internal(format!("`{text}` parsed to a move not in the list"))
+        })?;
+        let g = &rules.variant().geometry;
+        let shown = move_json(g, detail, format_detail(g, detail, &legal));
+        self.game.play_unchecked(&mv);
+        self.shown.push(shown);
+        // A new move ends the redo line unless it is the move that was undone.
+        if self.undone.last().map(|(m, _)| m) == Some(&mv) {
+            self.undone.pop();
+        } else {
+            self.undone.clear();
+        }
+        Ok(())
+    }
+
     fn new(
         rules: Arc<Rules<B>>,
         meta: Meta,
@@ -197,16 +234,17 @@ impl<B: Bits> GameSession<B> {
             shown: Vec::new(),
             undone: Vec::new(),
         };
+        // Stored moves were accepted once; an imported game may have gone on past a draw claim.
         for (i, text) in moves.iter().enumerate() {
             session
-                .play(text)
+                .play_as(text, true)
                 .map_err(|e| e.context(&format!("move {} (`{text}`)", i + 1)))?;
         }
         // Undone moves are stored in playing order: play them, then take them back again.
         let depth = session.game.moves().len();
         for (i, text) in redo.iter().enumerate() {
             session
-                .play(text)
+                .play_as(text, true)
                 .map_err(|e| e.context(&format!("undone move {} (`{text}`)", i + 1)))?;
         }
         while session.game.moves().len() > depth {
@@ -325,31 +363,11 @@ impl<B: Bits> Session for GameSession<B> {
     }
 
     fn play(&mut self, text: &str) -> Result<(), ApiError> {
-        if let Some(outcome) = self.game.outcome() {
-            return Err(ApiError::conflict(format!("the game is over: {outcome}")));
-        }
-        if self.game.moves().len() >= MAX_PLIES {
-            return Err(too_long());
-        }
-        let rules = self.game.rules();
-        let pos = self.game.position();
-        let mv =
-            parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
-        let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
-            ApiError::internal(format!("`{text}` parsed to a move not in the list"))
-        })?;
-        let g = &rules.variant().geometry;
-        let shown = move_json(g, detail, format_detail(g, detail, &legal));
-        self.game.play_unchecked(&mv);
-        self.shown.push(shown);
-        // A new move ends the redo line unless it is the move that was undone.
-        if self.undone.last().map(|(m, _)| m) == Some(&mv) {
-            self.undone.pop();
-        } else {
-            self.undone.clear();
-        }
-        Ok(())
+        self.play_as(text, false)
+    }
+
+    fn play_recorded(&mut self, text: &str) -> Result<(), ApiError> {
+        self.play_as(text, true)
     }
 
     fn undo(&mut self) -> Result<(), ApiError> {

@@ -199,8 +199,13 @@ async fn a_pdn_import_takes_its_variant_from_the_tags() {
     let (status, state) = post(&c, &import, json!({"pdn": pdn})).await;
     assert_eq!(status, 201, "{state}");
     assert_eq!(state["variant"], "international");
-    // No tag and no variant: a 422 that says so.
-    let (status, e) = post(&c, &import, json!({"pdn": "1. 32-28 *"})).await;
+    // No tag and no variant: inferred from the moves (32-28 opens only on a 10x10 board, where
+    // White moves first).
+    let (status, state) = post(&c, &import, json!({"pdn": "1. 32-28 *"})).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "international");
+    // Nothing fits: a 422 that says the variant could not be decided.
+    let (status, e) = post(&c, &import, json!({"pdn": "1. 99-98 *"})).await;
     assert_eq!(status, 422, "{e}");
     assert!(e["error"].as_str().unwrap().contains("variant"), "{e}");
     server.stop().await;

@@ -1,0 +1,114 @@
+//! PDN files through the API (issue 11): a whole file listed (every game, bad ones at their
+//! place with their error), one game of it imported, the variant decided by the file and refused
+//! with its name when Damspel does not have it, a recorded game played past a draw claim, and a
+//! file in CP1251 read as written.
+
+mod common;
+
+use base64::Engine as _;
+use common::{post, temp_db, TestServer};
+use serde_json::{json, Value};
+
+/// Three games: International (GameType 20), one with an illegal second move, and Turkish.
+const THREE: &str = "[Event \"Club\"]\n[White \"Anna\"]\n[Black \"Bert\"]\n[GameType \"20\"]\n\n\
+                     1. 32-28 19-23 2. 28x19 14x23 1-0\n\n\
+                     [Event \"Club\"]\n[White \"Cees\"]\n[Black \"Dirk\"]\n[GameType \"20\"]\n\n\
+                     1. 32-28 28-22 *\n\n\
+                     [Event \"Club\"]\n[White \"Eva\"]\n[Black \"Fred\"]\n[GameType \"30\"]\n\n\
+                     1. d3-d4 e6-e5 *\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_is_listed_game_by_game_and_one_game_imported() {
+    let server = TestServer::start(temp_db("pdn-list"), 1).await;
+    let c = reqwest::Client::new();
+    let (status, list) = post(&c, &server.url("/api/pdn"), json!({ "pdn": THREE })).await;
+    assert_eq!(status, 200, "{list}");
+    let games = list["games"].as_array().expect("a list of games");
+    assert_eq!(games.len(), 3, "{list}");
+    assert_eq!(games[0]["white"], "Anna");
+    assert_eq!(games[0]["variant"], "international");
+    assert_eq!(games[0]["plies"], 4);
+    assert!(games[0]["error"].is_null(), "{list}");
+    // 28-22 is not a move of Black's (28 is White's man): the game is listed with that error.
+    assert_eq!(games[1]["white"], "Cees");
+    let error = games[1]["error"].as_str().expect("an error for game 2");
+    assert!(error.contains("28-22"), "{error}");
+    assert_eq!(games[2]["variant"], "turkish");
+
+    // A file of several games needs a choice; the answer says how many there are.
+    let import = server.url("/api/games/import");
+    let (status, e) = post(&c, &import, json!({ "pdn": THREE })).await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("3 games"), "{e}");
+    let (status, state) = post(&c, &import, json!({ "pdn": THREE, "game": 3 })).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "turkish");
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(2), "{state}");
+    let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 2 })).await;
+    assert_eq!(status, 422, "{e}");
+    let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 4 })).await;
+    assert_eq!(status, 422, "{e}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_damspel_does_not_have_is_refused_by_name() {
+    let server = TestServer::start(temp_db("pdn-frisian"), 1).await;
+    let c = reqwest::Client::new();
+    // GameType 40 is Frisian draughts (shared/reference/pdn-gametype.tsv); the request's
+    // variant must not override it.
+    let pdn = "[GameType \"40\"]\n\n1. 32-28 19-23 *";
+    let (status, e) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({ "pdn": pdn, "variant": "international" }),
+    )
+    .await;
+    assert_eq!(status, 422, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("Frisian"), "{e}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_game_goes_on_past_a_repetition() {
+    let server = TestServer::start(temp_db("pdn-repetition"), 1).await;
+    let c = reqwest::Client::new();
+    // Kings go back and forth: the start position stands for the third time after ply 8, a
+    // draw by repetition in play (rule book §0), a claim the players did not make here.
+    let pdn = "[GameType \"20\"]\n[FEN \"W:WK46,K47,K48:BK3,K4,K5\"]\n\n\
+               1. 46-41 3-9 2. 41-46 9-3 3. 46-41 3-9 4. 41-46 9-3 5. 47-42 4-10 *";
+    let (status, state) = post(&c, &server.url("/api/games/import"), json!({ "pdn": pdn })).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["moves"].as_array().map(Vec::len), Some(10), "{state}");
+    let claims = state["claims"].as_array().expect("the claim is marked");
+    assert_eq!(claims[0]["ply"], 8, "{state}");
+    // The game is stored as recorded: it reloads with all its moves.
+    let id = state["id"].as_str().unwrap().to_string();
+    let (status, again) = common::get(&c, &server.url(&format!("/api/games/{id}"))).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["moves"].as_array().map(Vec::len), Some(10), "{again}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_in_cp1251_is_read_as_written() {
+    let server = TestServer::start(temp_db("pdn-cp1251"), 1).await;
+    let c = reqwest::Client::new();
+    // "Иванов" in Windows-1251: И=C8 в=E2 а=E0 н=ED о=EE в=E2.
+    let mut bytes = b"[GameType \"20\"]\n[White \"".to_vec();
+    bytes.extend([0xC8, 0xE2, 0xE0, 0xED, 0xEE, 0xE2]);
+    bytes.extend(b"\"]\n\n1. 32-28 *\n");
+    let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    let (status, list) = post(
+        &c,
+        &server.url("/api/pdn"),
+        json!({ "pdn_base64": encoded }),
+    )
+    .await;
+    assert_eq!(status, 200, "{list}");
+    assert_eq!(list["games"][0]["white"], "Иванов", "{list}");
+    let (status, e) = post(&c, &server.url("/api/pdn"), json!({ "pdn_base64": "%%%" })).await;
+    assert_eq!(status, 422, "{e}");
+    let _: Value = e;
+    server.stop().await;
+}

@@ -435,6 +435,13 @@ e2e('hint, position editor and the list of past games', async () => {
   const page = await openPage();
   await newGame(page, { variant: 'russian', opponent: 'human' });
   let b = await waitTurn(page);
+  // Russian squares are named as the margins label them (algebraic, as its players write):
+  // a1 bottom left, c3, h8 top right, with White below; no square numbers drawn over them.
+  const at = async (sq) => page.locator(`#board rect[data-square="${sq}"]`).boundingBox();
+  const [a1, c3, h8] = [await at('a1'), await at('c3'), await at('h8')];
+  assert.ok(a1.x < c3.x && c3.x < h8.x && a1.y > c3.y && c3.y > h8.y, 'a1, c3, h8 where their names say');
+  assert.equal(await page.locator('#board text.sqnum').count(), 0, 'no numbers over algebraic squares');
+  assert.ok(b.legal.some((m) => m.notation === 'c3-d4'), 'moves are written c3-d4');
   await page.click('[data-action="hint"]');
   await page.waitForSelector('[data-role="hint"]:not([hidden])', { timeout: 30000 });
   const hintText = await page.textContent('[data-role="hint"]');
@@ -445,14 +452,15 @@ e2e('hint, position editor and the list of past games', async () => {
   assert.equal((await board(page)).mode, 'editor');
   await page.click('[data-action="editor-clear"]');
   assert.equal((await board(page)).pieces, 0);
+  // Russian squares are named algebraically, as its players write them (c3 is FMJD number 22).
   await page.click('[data-tool="white-man"]');
-  await clickSquare(page, '22');
+  await clickSquare(page, 'c3');
   await page.click('[data-tool="black-king"]');
-  await clickSquare(page, '9');
+  await clickSquare(page, 'b6');
   await page.click('[data-tool="black-man"]');
-  await clickSquare(page, '12');
-  await clickSquare(page, '12'); // a second click takes it away
-  await clickSquare(page, '11');
+  await clickSquare(page, 'h6');
+  await clickSquare(page, 'h6'); // a second click takes it away
+  await clickSquare(page, 'f6');
   assert.equal((await board(page)).pieces, 3);
   await page.selectOption('[data-field="editor-side"]', 'B');
   await page.click('[data-action="editor-check"]');
@@ -473,7 +481,7 @@ e2e('hint, position editor and the list of past games', async () => {
   await page.click('[data-action="editor"]');
   await page.click('[data-action="editor-clear"]');
   await page.click('[data-tool="white-man"]');
-  await clickSquare(page, '1'); // a white man on Black's back rank
+  await clickSquare(page, 'b8'); // a white man on Black's back rank
   await page.click('[data-action="editor-check"]');
   await page.waitForSelector('[data-role="editor-msg"][data-ok]');
   const ok = await page.getAttribute('[data-role="editor-msg"]', 'data-ok');

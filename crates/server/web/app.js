@@ -21,8 +21,8 @@
  *   data-choosing        "true" while the player must pick between captures that share from and to
  *   data-route-options   JSON array of the squares that may be clicked next to pick the route
  *   data-flipped         "true" when Black is at the bottom
- * Squares: `[data-square="32"]` (every playable square, a1.. on all-squares boards, numbers on
- *   dark-squares boards) with markers: data-target="true" (destination of the selected piece),
+ * Squares: `[data-square="32"]` (every playable square, named as the variant writes it: numbers on
+ *   most dark-squares boards, a1.. on all-squares boards and in Russian and Brazilian) with markers: data-target="true" (destination of the selected piece),
  *   data-route-option="true" (next landing square to click while choosing a route),
  *   data-must-capture="true" (its piece must capture), data-last="from|to|path|capture".
  * Pieces: `[data-piece="white-man|white-king|black-man|black-king"]` with data-square.
@@ -342,7 +342,9 @@ function boardSvg(detail, opts) {
         if (last.length) attrs.push(`data-last="${last.join(' ')}"`);
       }
       sq += `<rect class="${cls.join(' ')}" data-square="${esc(name)}" x="${cx}" y="${cy}" width="${C}" height="${C}" ${attrs.join(' ')}/>`;
-      if (opts.numbers && !allSquares) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
+      // Square numbers are drawn on numbered boards only: an algebraic name (Russian, Brazilian)
+      // is already given by the file letters and rank numbers in the margins.
+      if (opts.numbers && !allSquares && /^[0-9]+$/.test(name)) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
     }
   }
   // markers drawn over squares, under pieces

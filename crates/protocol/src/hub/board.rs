@@ -15,7 +15,7 @@
 
 use std::fmt;
 
-use damspel_rules::{Bits, Color, Geometry, Move, Piece, Position, Rules, Setup, Square};
+use damspel_rules::{Bits, Color, Geometry, Move, Piece, Position, Rules, Setup, Square, Squares};
 
 /// Why a position or move text was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,15 +98,25 @@ pub fn parse_position<B: Bits>(
     Position::from_setup(rules, &setup).map_err(|e| BoardTextError(e.to_string()))
 }
 
+/// A square in Hub notation: numbered on every dark-squares board (the Hub specification's
+/// numbers), even where the variant's own notation is algebraic (Russian, Brazilian).
+fn hub_name(geometry: &Geometry, sq: Square) -> String {
+    if geometry.squares_kind() == Squares::Dark {
+        geometry.number(sq).to_string()
+    } else {
+        geometry.name(sq)
+    }
+}
+
 /// A move in Hub notation (needs no position: the captured squares make it unambiguous).
 pub fn write_move<B: Bits>(geometry: &Geometry, mv: &Move<B>) -> String {
-    let mut parts = vec![geometry.name(mv.from()), geometry.name(mv.to())];
+    let mut parts = vec![hub_name(geometry, mv.from()), hub_name(geometry, mv.to())];
     if !mv.is_capture() {
         return parts.join("-");
     }
     let mut captured: Vec<Square> = mv.captured().squares().map(Square).collect();
     captured.sort_by_key(|&sq| geometry.number(sq));
-    parts.extend(captured.into_iter().map(|sq| geometry.name(sq)));
+    parts.extend(captured.into_iter().map(|sq| hub_name(geometry, sq)));
     parts.join("x")
 }
 

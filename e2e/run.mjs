@@ -411,6 +411,33 @@ e2e('two people: drag to move, undo, redo, flip, FEN and PDN export, PDN import'
   await closePage(page);
 });
 
+e2e('a PDN file of several games: the import lists them and opens the one chosen', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  // Two games, the second Turkish (GameType 30), the first with a name in Windows-1251
+  // ("Иванов"), as Russian club files are written.
+  const head = Buffer.from('[GameType "20"]\n[White "', 'latin1');
+  const name = Buffer.from([0xc8, 0xe2, 0xe0, 0xed, 0xee, 0xe2]);
+  const rest = Buffer.from('"]\n\n1. 32-28 *\n\n[GameType "30"]\n[White "Eva"]\n\n1. d3-d4 e6-e5 *\n', 'latin1');
+  const file = path.join(os.tmpdir(), `damspel-e2e-${process.pid}.pdn`);
+  fs.writeFileSync(file, Buffer.concat([head, name, rest]));
+  await page.setInputFiles('[data-field="import-file"]', file);
+  await page.waitForSelector('[data-role="import-games"] [data-action="import-game"][data-number="2"]');
+  const listed = await page.textContent('[data-role="import-games"]');
+  assert.ok(listed.includes('Иванов'), `the file's encoding is read: ${listed}`);
+  assert.ok(listed.includes('Eva'), listed);
+  await page.click('[data-role="import-games"] [data-action="import-game"][data-number="2"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
+  const b = await waitTurn(page);
+  const state = await api('GET', `/api/games/${b.gameId}`);
+  assert.equal(state.variant, 'turkish');
+  fs.unlinkSync(file);
+  await closePage(page);
+});
+
 e2e('a game opened without its seats is watched: a move is refused with a message', async () => {
   // Created by another client (this script): the browser holds none of its seat secrets.
   const created = await api('POST', '/api/games', { variant: 'turkish', white: 'human', black: 'human' });
@@ -435,6 +462,13 @@ e2e('hint, position editor and the list of past games', async () => {
   const page = await openPage();
   await newGame(page, { variant: 'russian', opponent: 'human' });
   let b = await waitTurn(page);
+  // Russian squares are named as the margins label them (algebraic, as its players write):
+  // a1 bottom left, c3, h8 top right, with White below; no square numbers drawn over them.
+  const at = async (sq) => page.locator(`#board rect[data-square="${sq}"]`).boundingBox();
+  const [a1, c3, h8] = [await at('a1'), await at('c3'), await at('h8')];
+  assert.ok(a1.x < c3.x && c3.x < h8.x && a1.y > c3.y && c3.y > h8.y, 'a1, c3, h8 where their names say');
+  assert.equal(await page.locator('#board text.sqnum').count(), 0, 'no numbers over algebraic squares');
+  assert.ok(b.legal.some((m) => m.notation === 'c3-d4'), 'moves are written c3-d4');
   await page.click('[data-action="hint"]');
   await page.waitForSelector('[data-role="hint"]:not([hidden])', { timeout: 30000 });
   const hintText = await page.textContent('[data-role="hint"]');
@@ -445,14 +479,15 @@ e2e('hint, position editor and the list of past games', async () => {
   assert.equal((await board(page)).mode, 'editor');
   await page.click('[data-action="editor-clear"]');
   assert.equal((await board(page)).pieces, 0);
+  // Russian squares are named algebraically, as its players write them (c3 is FMJD number 22).
   await page.click('[data-tool="white-man"]');
-  await clickSquare(page, '22');
+  await clickSquare(page, 'c3');
   await page.click('[data-tool="black-king"]');
-  await clickSquare(page, '9');
+  await clickSquare(page, 'b6');
   await page.click('[data-tool="black-man"]');
-  await clickSquare(page, '12');
-  await clickSquare(page, '12'); // a second click takes it away
-  await clickSquare(page, '11');
+  await clickSquare(page, 'h6');
+  await clickSquare(page, 'h6'); // a second click takes it away
+  await clickSquare(page, 'f6');
   assert.equal((await board(page)).pieces, 3);
   await page.selectOption('[data-field="editor-side"]', 'B');
   await page.click('[data-action="editor-check"]');
@@ -473,7 +508,7 @@ e2e('hint, position editor and the list of past games', async () => {
   await page.click('[data-action="editor"]');
   await page.click('[data-action="editor-clear"]');
   await page.click('[data-tool="white-man"]');
-  await clickSquare(page, '1'); // a white man on Black's back rank
+  await clickSquare(page, 'b8'); // a white man on Black's back rank
   await page.click('[data-action="editor-check"]');
   await page.waitForSelector('[data-role="editor-msg"][data-ok]');
   const ok = await page.getAttribute('[data-role="editor-msg"]', 'data-ok');

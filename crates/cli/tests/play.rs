@@ -149,7 +149,9 @@ fn commands_undo_flip_fen_save_hint_and_bad_moves() {
     assert!(out.contains("Commands:"), "{out}");
     let saved = std::fs::read_to_string(&pdn).unwrap();
     assert!(saved.contains("[Variant \"turkish\"]"), "{saved}");
-    assert!(saved.contains("[FEN \"W:Wa2,"), "{saved}");
+    // The game starts from the standard position: no FEN tag (issue 11).
+    assert!(!saved.contains("[FEN "), "{saved}");
+    assert!(saved.contains("[GameType \"30,W,8,8,A0,0\"]"), "{saved}");
     assert!(saved.contains("[Result \"*\"]"), "{saved}");
     assert!(saved.contains("1. d3-d4 "), "{saved}");
     let _ = std::fs::remove_dir_all(&dir);

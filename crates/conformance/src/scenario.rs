@@ -119,7 +119,14 @@ fn check_with<B: Bits>(rules: Arc<Rules<B>>, case: &Case) -> Vec<String> {
                     {
                         let d = &legal[i];
                         if let Some(caps) = captures {
-                            let mut want: Vec<String> = caps.clone();
+                            // Squares as the board names them (a scenario may number the squares
+                            // of a board whose names are algebraic, as Brazilian's are).
+                            let mut want: Vec<String> = caps
+                                .iter()
+                                .map(|c| {
+                                    g.parse_square(c).map_or_else(|_| c.clone(), |s| g.name(s))
+                                })
+                                .collect();
                             let mut got: Vec<String> =
                                 d.captures.iter().map(|&s| g.name(s)).collect();
                             want.sort();

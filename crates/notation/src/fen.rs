@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use damspel_rules::{Bits, Color, Geometry, Piece, Position, Setup, Square};
+use damspel_rules::{Bits, Color, Geometry, Piece, Position, Setup, Square, Squares};
 
 /// The longest FEN read, in bytes. The longest canonical FEN of any board (every square taken,
 /// colours alternating, so no ranges) is under 700 bytes; 4 KiB leaves room for blanks, a PDN
@@ -185,7 +185,13 @@ fn parse_list(
         if let Some((a, b)) = squares.split_once('-') {
             let from = parse_square(geometry, a, square_at)?;
             let to = parse_square(geometry, b, square_at + a.len() + 1)?;
-            if !geometry.numeric_names() {
+            // Numbered ranges also read on a dark board written algebraically (Russian,
+            // Brazilian): Damspel's older exports wrote `W:W21-32:B1-12` for them.
+            let numbers = [a, b]
+                .iter()
+                .all(|t| t.trim().bytes().all(|c| c.is_ascii_digit()));
+            if !(geometry.numeric_names() || (geometry.squares_kind() == Squares::Dark && numbers))
+            {
                 return Err(err(item_at, "ranges are only allowed with numeric squares"));
             }
             let (lo, hi) = (geometry.number(from), geometry.number(to));

@@ -13,11 +13,11 @@
 use std::sync::OnceLock;
 
 use damspel_notation::pdn::{
-    read_game, PdnError, PdnErrorKind, PdnGame, PdnRead, MAX_DEPTH, MAX_GAME_LEN, MAX_MOVES,
-    MAX_MOVE_LEN,
+    read_game, read_result, write_result, GameResult, PdnError, PdnErrorKind, PdnGame, PdnRead,
+    MAX_DEPTH, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
 };
 use damspel_notation::{format_move, parse_fen, parse_move, write_fen};
-use damspel_rules::{with_rules, Bits, Catalogue, Move, Position, Rules};
+use damspel_rules::{with_rules, Bits, Catalogue, Color, Move, Position, Rules};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
 
@@ -123,7 +123,7 @@ fn random_game<B: Bits>(
 #[derive(Debug)]
 struct Roster {
     values: [String; 6],
-    result: &'static str,
+    result: GameResult,
     extra: Vec<(String, String)>,
 }
 
@@ -144,7 +144,7 @@ fn round_trip<B: Bits>(
         round,
         white,
         black,
-        result: roster.result.to_string(),
+        result: roster.result,
         start,
         moves: moves.clone(),
         extra: roster.extra.clone(),
@@ -153,8 +153,10 @@ fn round_trip<B: Bits>(
     let read = read_game(&text).map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
     // The roster, in order, with its values exactly as given.
     let names = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
+    let result = write_result(rules.variant(), roster.result);
+    prop_assert_eq!(read_result(rules.variant(), result), Some(roster.result));
     for (i, name) in names.iter().enumerate() {
-        let value = roster.values.get(i).map_or(roster.result, String::as_str);
+        let value = roster.values.get(i).map_or(result, String::as_str);
         prop_assert_eq!(
             &read.tags[i],
             &(name.to_string(), value.to_string()),
@@ -172,14 +174,19 @@ fn round_trip<B: Bits>(
         );
     }
     prop_assert_eq!(read.tag("Variant"), Some(rules.variant().id.as_str()));
-    // The FEN tag is the start; the moves are the moves, in the variant's notation.
+    // The FEN tag is the start, and only written for another position than the standard one;
+    // the moves are the moves, in the variant's notation.
     let g = &rules.variant().geometry;
-    let fen = read.tag("FEN").unwrap_or_default();
-    let written = write_fen(g, &start);
-    prop_assert_eq!(fen, written.as_str());
-    let setup = parse_fen(g, fen).map_err(|e| TestCaseError::fail(e.to_string()))?;
-    let mut pos =
-        Position::from_setup(rules, &setup).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    let mut pos = match read.tag("FEN") {
+        None => Position::start(rules),
+        Some(fen) => {
+            prop_assert_eq!(read.tag("SetUp"), Some("1"));
+            let written = write_fen(g, &start);
+            prop_assert_eq!(fen, written.as_str());
+            let setup = parse_fen(g, fen).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            Position::from_setup(rules, &setup).map_err(|e| TestCaseError::fail(e.to_string()))?
+        }
+    };
     prop_assert_eq!(pos, start);
     prop_assert_eq!(read.moves.len(), moves.len());
     for (text, mv) in read.moves.iter().zip(&moves) {
@@ -187,7 +194,7 @@ fn round_trip<B: Bits>(
         prop_assert_eq!(parse_move(rules, &pos, text), Ok(*mv));
         pos = pos.play(mv);
     }
-    prop_assert_eq!(read.result.as_deref(), Some(roster.result));
+    prop_assert_eq!(read.result.as_deref(), Some(result));
     Ok(text)
 }
 
@@ -197,7 +204,12 @@ fn roster() -> impl Strategy<Value = Roster> {
             any::<String>(),
             "[\\[\\]{}()%$\"\\\\ \n\tA-Za-z0-9.*-]{0,24}",
         ]),
-        prop::sample::select(vec!["1-0", "0-1", "1/2-1/2", "*"]),
+        prop::sample::select(vec![
+            GameResult::Win(Color::White),
+            GameResult::Win(Color::Black),
+            GameResult::Draw,
+            GameResult::Unfinished,
+        ]),
         prop::collection::vec(("[A-Z][A-Za-z0-9_]{0,10}", any::<String>()), 0..3),
     )
         .prop_map(|(values, result, extra)| Roster {
@@ -234,7 +246,7 @@ fn written_games_of_every_variant_read_back() {
     ];
     let roster = Roster {
         values: nasty.map(str::to_string),
-        result: "1/2-1/2",
+        result: GameResult::Draw,
         extra: vec![("Termination".into(), "time \"forfeit\" ]".into())],
     };
     for (i, rules) in all_rules().iter().enumerate() {
@@ -410,7 +422,7 @@ proptest! {
                 round: "r".into(),
                 white: "w".into(),
                 black: "b".into(),
-                result: "*".into(),
+                result: GameResult::Unfinished,
                 start,
                 moves,
                 extra: vec![],

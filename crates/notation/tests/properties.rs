@@ -577,8 +577,15 @@ fn start_position_fens() {
     for (id, fen) in [
         ("international", "W:W31-50:B1-20"),
         ("american", "B:W21-32:B1-12"),
-        ("russian", "W:W21-32:B1-12"),
-        ("brazilian", "W:W21-32:B1-12"),
+        // Algebraic (PDN A0), in FMJD order: White's men on the dark squares of ranks 1 to 3.
+        (
+            "russian",
+            "W:Wa3,c3,e3,g3,b2,d2,f2,h2,a1,c1,e1,g1:Bb8,d8,f8,h8,a7,c7,e7,g7,b6,d6,f6,h6",
+        ),
+        (
+            "brazilian",
+            "W:Wa3,c3,e3,g3,b2,d2,f2,h2,a1,c1,e1,g1:Bb8,d8,f8,h8,a7,c7,e7,g7,b6,d6,f6,h6",
+        ),
         (
             "turkish",
             "W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7",
@@ -589,6 +596,13 @@ fn start_position_fens() {
             let start = Position::start(&rules);
             assert_eq!(write_fen(geometry(&rules), &start), fen, "{id}");
             assert_eq!(read_fen(&rules, fen).unwrap(), start, "{id}");
+        });
+    }
+    // Damspel's older exports numbered Russian and Brazilian; their FEN tags still read.
+    for id in ["russian", "brazilian"] {
+        with_rules!(catalogue.get(id).unwrap(), |rules| {
+            let start = Position::start(&rules);
+            assert_eq!(read_fen(&rules, "W:W21-32:B1-12").unwrap(), start, "{id}");
         });
     }
 }

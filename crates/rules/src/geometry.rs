@@ -17,6 +17,15 @@ pub enum Squares {
     Dark,
 }
 
+/// How squares are written in the variant's notation (a variant file's `board.notation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SquareNames {
+    /// FMJD numbers, 1 at the top left as White sees the board (PDN `N2`); dark boards only.
+    Numbers,
+    /// a1, b2, ... with a1 at White's bottom left (PDN `A0`).
+    Algebraic,
+}
+
 /// A square, as its bitboard index in the board's layout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Square(pub u8);
@@ -36,6 +45,7 @@ pub struct Geometry {
     width: u8,
     height: u8,
     squares: Squares,
+    names: SquareNames,
     /// Number of layout bits (including ghost bits).
     bits: u8,
     /// Layout index of each cell `y * W + x`, or NONE.
@@ -57,6 +67,8 @@ pub enum GeometryError {
     Size(u8, u8),
     #[error("a dark-squares board must have an even width and height, not {0}x{1}")]
     OddDarkSide(u8, u8),
+    #[error("numbered squares need a dark-squares board; an all-squares board is algebraic")]
+    NumbersOnAllSquares,
     #[error("the board needs {0} bits, more than the 128 a bitboard holds")]
     TooLarge(u32),
 }
@@ -83,6 +95,10 @@ impl Geometry {
             width,
             height,
             squares,
+            names: match squares {
+                Squares::Dark => SquareNames::Numbers,
+                Squares::All => SquareNames::Algebraic,
+            },
             bits: bits as u8,
             cell_to_index: vec![NONE; (w * h) as usize],
             index_to_cell: vec![(NONE, NONE); bits as usize],
@@ -114,6 +130,21 @@ impl Geometry {
             }
         }
         Ok(geometry)
+    }
+
+    /// The same board with its squares written as `names`. Numbers name dark squares only: an
+    /// all-squares board keeps its algebraic names and says so.
+    pub fn with_names(mut self, names: SquareNames) -> Result<Geometry, GeometryError> {
+        if names == SquareNames::Numbers && self.squares == Squares::All {
+            return Err(GeometryError::NumbersOnAllSquares);
+        }
+        self.names = names;
+        Ok(self)
+    }
+
+    /// How the variant writes its squares.
+    pub fn names(&self) -> SquareNames {
+        self.names
     }
 
     fn layout_index(&self, x: u8, y: u8) -> Option<u8> {
@@ -216,13 +247,13 @@ impl Geometry {
         .expect("the rotation of a used square is used")
     }
 
-    /// Whether squares are written as numbers (dark-squares boards) or algebraically.
+    /// Whether squares are written as numbers or algebraically (see [`SquareNames`]).
     pub fn numeric_names(&self) -> bool {
-        self.squares == Squares::Dark
+        self.names == SquareNames::Numbers
     }
 
-    /// The square's name in the variant's notation: FMJD numbers on dark-squares boards,
-    /// a1..h8 (a1..j10) on all-squares boards.
+    /// The square's name in the variant's notation: FMJD numbers (the default on dark-squares
+    /// boards), or a1..h8 (a1..j10) (all-squares boards, and Russian and Brazilian draughts).
     pub fn name(&self, sq: Square) -> String {
         if self.numeric_names() {
             self.number_of[sq.0 as usize].to_string()
@@ -248,15 +279,17 @@ impl Geometry {
         self.number_of[sq.0 as usize] as usize
     }
 
-    /// Parses a square name: a number on dark-squares boards, algebraic on all-squares boards.
-    /// Algebraic names are also accepted on dark boards when they name a dark square.
+    /// Parses a square name: a number or an algebraic name on dark-squares boards, algebraic on
+    /// all-squares boards. On a dark board written algebraically (Russian, Brazilian) a number
+    /// is read in FMJD order (PDN `N2`), the numbering Damspel wrote for them before: a bare
+    /// number cannot be mistaken for an algebraic name, so old exports still read.
     pub fn parse_square(&self, text: &str) -> Result<Square, SquareNameError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(SquareNameError::Empty);
         }
         if text.bytes().all(|b| b.is_ascii_digit()) {
-            if !self.numeric_names() {
+            if self.squares == Squares::All {
                 return Err(SquareNameError::NumberOnAlgebraicBoard(text.to_string()));
             }
             let n: usize = text
@@ -357,6 +390,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn algebraic_dark_board_names_and_reads_numbers() {
+        // Russian and Brazilian: a1 dark, c3 is FMJD number 22 on 8x8 (§0: 21 = a3 ... 24 = g3).
+        let g = Geometry::new(8, 8, Squares::Dark)
+            .unwrap()
+            .with_names(SquareNames::Algebraic)
+            .unwrap();
+        assert!(!g.numeric_names());
+        let c3 = g.parse_square("c3").unwrap();
+        assert_eq!(g.name(c3), "c3");
+        assert_eq!(g.parse_square("22"), Ok(c3));
+        assert_eq!(g.number(c3), 22);
+        assert!(g.parse_square("33").is_err());
+        assert!(matches!(
+            g.parse_square("b3"),
+            Err(SquareNameError::NotPlayable(_))
+        ));
+        assert_eq!(
+            Geometry::new(8, 8, Squares::All)
+                .unwrap()
+                .with_names(SquareNames::Numbers),
+            Err(GeometryError::NumbersOnAllSquares)
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use bitboard::Bits;
 pub use catalogue::{Catalogue, CatalogueError};
 pub use color::Color;
 pub use game::{DrawReason, Game, Outcome, WinReason};
-pub use geometry::{Geometry, Square, Squares};
+pub use geometry::{Geometry, Square, SquareNames, Squares};
 pub use movegen::{Duplicates, RouteFilter, Stopped};
 pub use mv::{Move, MoveDetail};
 pub use perft::{perft, Divided, Perft};

@@ -139,6 +139,17 @@ pub struct BoardSpec {
     pub height: u8,
     /// D2 (D3, the unit vectors, follow from it)
     pub squares: SquaresSpec,
+    /// How moves and positions name the squares; optional: numbers on a dark-squares board,
+    /// algebraic on an all-squares board unless the variant's players write otherwise.
+    #[serde(default)]
+    pub notation: Option<NotationSpec>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NotationSpec {
+    Numbers,
+    Algebraic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

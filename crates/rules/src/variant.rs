@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::direction::DirSet;
-use crate::geometry::{Geometry, Square, Squares};
+use crate::geometry::{Geometry, Square, SquareNames, Squares};
 use crate::spec::*;
 use crate::Color;
 
@@ -109,6 +109,15 @@ impl Variant {
         };
         let geometry = Geometry::new(spec.board.width, spec.board.height, squares)
             .map_err(|e| err("board", e.to_string()))?;
+        let geometry = match spec.board.notation {
+            None => geometry,
+            Some(notation) => geometry
+                .with_names(match notation {
+                    NotationSpec::Numbers => SquareNames::Numbers,
+                    NotationSpec::Algebraic => SquareNames::Algebraic,
+                })
+                .map_err(|e| err("board.notation", e.to_string()))?,
+        };
 
         // D4: the setup, and Black's as its rotation.
         let white_setup = match &spec.setup.white {

@@ -649,7 +649,7 @@ pub async fn import(
     State(app): App,
     Body(body): Body<NewGame>,
 ) -> AppResult<(StatusCode, Json<Value>)> {
-    if body.fen.is_none() && body.pdn.is_none() {
+    if body.fen.is_none() && body.pdn.is_none() && body.pdn_base64.is_none() {
         return Err(ApiError::unprocessable("import needs a pdn or a fen"));
     }
     let worker = app.clone();

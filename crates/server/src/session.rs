@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use damspel_engine::{Engine, Info, Limits, ScoreKind};
-use damspel_notation::pdn::PdnGame;
+use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, Outcome, Position, Rules, Variant,
@@ -435,7 +435,7 @@ impl<B: Bits> Session for GameSession<B> {
             round: "-".into(),
             white: seat(self.meta.white),
             black: seat(self.meta.black),
-            result: self.outcome_json().map_or("*", |o| o.result).to_string(),
+            result: GameResult::from_outcome(self.game.outcome().as_ref()),
             start: *self.game.start(),
             moves: self.game.moves().to_vec(),
             extra: self

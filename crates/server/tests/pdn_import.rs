@@ -107,6 +107,14 @@ async fn a_file_in_cp1251_is_read_as_written() {
     .await;
     assert_eq!(status, 200, "{list}");
     assert_eq!(list["games"][0]["white"], "Иванов", "{list}");
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({ "pdn_base64": encoded }),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "international");
     let (status, e) = post(&c, &server.url("/api/pdn"), json!({ "pdn_base64": "%%%" })).await;
     assert_eq!(status, 422, "{e}");
     let _: Value = e;

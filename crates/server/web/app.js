@@ -21,8 +21,8 @@
  *   data-choosing        "true" while the player must pick between captures that share from and to
  *   data-route-options   JSON array of the squares that may be clicked next to pick the route
  *   data-flipped         "true" when Black is at the bottom
- * Squares: `[data-square="32"]` (every playable square, a1.. on all-squares boards, numbers on
- *   dark-squares boards) with markers: data-target="true" (destination of the selected piece),
+ * Squares: `[data-square="32"]` (every playable square, named as the variant writes it: numbers on
+ *   most dark-squares boards, a1.. on all-squares boards and in Russian and Brazilian) with markers: data-target="true" (destination of the selected piece),
  *   data-route-option="true" (next landing square to click while choosing a route),
  *   data-must-capture="true" (its piece must capture), data-last="from|to|path|capture".
  * Pieces: `[data-piece="white-man|white-king|black-man|black-king"]` with data-square.
@@ -342,7 +342,9 @@ function boardSvg(detail, opts) {
         if (last.length) attrs.push(`data-last="${last.join(' ')}"`);
       }
       sq += `<rect class="${cls.join(' ')}" data-square="${esc(name)}" x="${cx}" y="${cy}" width="${C}" height="${C}" ${attrs.join(' ')}/>`;
-      if (opts.numbers && !allSquares) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
+      // Square numbers are drawn on numbered boards only: an algebraic name (Russian, Brazilian)
+      // is already given by the file letters and rank numbers in the margins.
+      if (opts.numbers && !allSquares && /^[0-9]+$/.test(name)) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
     }
   }
   // markers drawn over squares, under pieces
@@ -1353,7 +1355,12 @@ function openShare() {
   const a = $('[data-action="download-pdn"]');
   a.href = `/api/games/${encodeURIComponent(g.id)}/pdn`;
   a.setAttribute('download', `damspel-${g.variant}-${g.id}.pdn`);
-  $('[data-field="import-variant"]').innerHTML = variantOptions(g.variant);
+  // A PDN file says its variant (or the moves do): the page's variant is only a fallback.
+  $('[data-field="import-variant"]').innerHTML =
+    '<option value="">From the file (PDN), else ask</option>' + variantOptions('');
+  S.importFile = null;
+  $('[data-field="import-file"]').value = '';
+  hideImportGames();
   openDialog('share');
 }
 
@@ -1366,27 +1373,109 @@ async function copyText(text, what) {
   }
 }
 
-async function importGame() {
-  const variant = $('[data-field="import-variant"]').value;
+function hideImportGames() {
+  const box = $('[data-role="import-games"]');
+  box.hidden = true;
+  box.innerHTML = '';
+}
+
+/* The bytes of a file in base64, so the server can detect its encoding (CP1251, Latin-1). */
+function toBase64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let binary = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
+}
+
+async function importFileChosen(e) {
+  const file = e.target.files && e.target.files[0];
+  hideImportGames();
+  S.importFile = null;
+  if (!file) return;
+  S.importFile = { pdn_base64: toBase64(await file.arrayBuffer()), name: file.name };
+  $('[data-field="import-text"]').value = '';
+  await importGame();
+}
+
+/* The games of a PDN file, one row each: the good ones can be opened, the bad ones say why. */
+function showImportGames(listing, source) {
+  const box = $('[data-role="import-games"]');
+  const vname = (id) => S.variants.find((v) => v.id === id)?.name || id;
+  const rows = listing.games
+    .map((g) => {
+      const who = `${g.white || '?'} – ${g.black || '?'}`;
+      const meta = [g.event, g.date, g.result, `${g.plies} ${g.plies === 1 ? 'ply' : 'plies'}`]
+        .filter(Boolean)
+        .map(esc)
+        .join(' · ');
+      const variant = g.variant ? `${esc(vname(g.variant))} <span class="muted small">(${esc(g.how)})</span>` : '';
+      const action = g.error
+        ? `<span class="small error">${esc(g.error)}</span>`
+        : `<button type="button" class="btn" data-action="import-game" data-number="${g.number}">Open</button>`;
+      return `<li><div class="g-main"><b>${g.number}. ${esc(who)}</b> ${variant}
+        <span class="muted small">${meta}</span></div><div class="g-actions">${action}</div></li>`;
+    })
+    .join('');
+  const stopped = listing.stopped ? `<p class="small error">${esc(listing.stopped)}</p>` : '';
+  box.innerHTML = `<p class="small">${listing.games.length} games in ${esc(source)}:</p>${stopped}<ul class="game-rows">${rows}</ul>`;
+  box.hidden = false;
+}
+
+/* What the import sends as the PDN: the chosen file's bytes, or the pasted text. */
+function importSource() {
+  if (S.importFile) return { body: { pdn_base64: S.importFile.pdn_base64 }, name: S.importFile.name };
   const text = $('[data-field="import-text"]').value.trim();
-  if (!text) {
-    toast('Paste a FEN or a PDN game first.', 'info');
+  if (!text) return null;
+  const isFen = /^[WB]\s*:/i.test(text) && !text.includes('[') && !/\d\.\s/.test(text);
+  return { body: isFen ? { fen: text } : { pdn: text }, name: 'the text', isFen };
+}
+
+async function importGame(number) {
+  const variant = $('[data-field="import-variant"]').value;
+  const source = importSource();
+  if (!source) {
+    toast('Choose a PDN file, or paste a FEN or a PDN game first.', 'info');
     return;
   }
-  const isFen = /^[WB]\s*:/i.test(text) && !text.includes('[') && !/\d\.\s/.test(text);
-  const [white, black] = ($('[data-field="import-players"]').value || 'human-human').split('-');
-  const engine_time = Math.min(Math.max(Number(S.settings.time) || 1, 0.01), 10);
-  const body = { variant, white, black, engine_time, ...(isFen ? { fen: text } : { pdn: text }) };
+  if (source.isFen && !variant) {
+    toast('Choose the variant of this FEN.', 'info');
+    return;
+  }
   try {
+    // A file of several games: list them and let the player choose one.
+    if (!source.isFen && number === undefined) {
+      const listing = await api('POST', '/api/pdn', { ...source.body, ...(variant ? { variant } : {}) });
+      if (listing.games.length !== 1) {
+        showImportGames(listing, source.name);
+        return;
+      }
+      number = listing.games[0].number;
+    }
+    const [white, black] = ($('[data-field="import-players"]').value || 'human-human').split('-');
+    const engine_time = Math.min(Math.max(Number(S.settings.time) || 1, 0.01), 10);
+    const body = {
+      white,
+      black,
+      engine_time,
+      ...source.body,
+      ...(variant ? { variant } : {}),
+      ...(number !== undefined ? { game: number } : {}),
+    };
     const state = await api('POST', '/api/games/import', body);
     closeDialogs();
     $('[data-field="import-text"]').value = '';
+    $('[data-field="import-file"]').value = '';
+    S.importFile = null;
+    hideImportGames();
     await showVariant(state.variant);
     S.flipped = state.white === 'engine' && state.black === 'human';
     S.game = null;
     if (S.mode === 'editor') exitEditor(false);
     setGame(state, { animate: false });
-    toast('Imported.', 'ok');
+    const claims = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
+    toast(claims.length ? `Imported; ${claims.join('; ')}.` : 'Imported.', 'ok');
   } catch (err) {
     toast(`Import: ${err.message}`);
   }
@@ -1587,6 +1676,9 @@ async function onAction(action, el) {
     case 'import':
       importGame();
       break;
+    case 'import-game':
+      importGame(Number(el.getAttribute('data-number')));
+      break;
     case 'resume': {
       const id = el.getAttribute('data-game');
       closeDialogs();
@@ -1678,6 +1770,7 @@ function wire() {
       if (e.target === d) d.close(); // click on the backdrop
     })
   );
+  $('[data-field="import-file"]').addEventListener('change', importFileChosen);
   $('[data-field="editor-side"]').addEventListener('change', (e) => {
     S.editor.side = e.target.value;
     editorMsg('');

@@ -10,7 +10,7 @@ use damspel_arena::{
     PlayerFactory, RandomPlayer, Tally,
 };
 use damspel_engine::{Limits, Weights};
-use damspel_notation::pdn::PdnGame;
+use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -362,7 +362,7 @@ fn write_pdn<B: Bits>(
                 round: (i + 1).to_string(),
                 white: g.white.clone(),
                 black: g.black.clone(),
-                result: g.ending.result_text().to_string(),
+                result: GameResult::from_white_score(g.ending.white_score()),
                 start,
                 moves,
                 extra: vec![

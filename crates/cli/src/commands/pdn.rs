@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use damspel_notation::pdn::{
-    read_file, replay, PdnFile, PdnGame, PdnRead, Replay, VariantDecider, VariantDecision,
-    MAX_FILE_LEN,
+    read_file, read_result, replay, GameResult, PdnFile, PdnGame, PdnRead, Replay, VariantDecider,
+    VariantDecision, MAX_FILE_LEN,
 };
 use damspel_notation::write_fen;
 use damspel_rules::{Bits, Catalogue, Rules};
@@ -437,11 +437,13 @@ fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
         round: get("Round"),
         white: get("White"),
         black: get("Black"),
+        // Read in the variant's own result convention (CheckerBoard's for American).
         result: game
             .result
-            .clone()
-            .or_else(|| game.tag("Result").map(str::to_string))
-            .unwrap_or_else(|| "*".into()),
+            .as_deref()
+            .or_else(|| game.tag("Result"))
+            .and_then(|text| read_result(rules.variant(), text))
+            .unwrap_or(GameResult::Unfinished),
         start: r.start,
         moves: r.plies.iter().map(|p| p.mv).collect(),
         extra,

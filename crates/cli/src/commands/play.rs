@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
 use damspel_engine::{Engine, Info, Limits, Silent};
-use damspel_notation::pdn::PdnGame;
+use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
 };
@@ -415,7 +415,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
             round: "-".into(),
             white: name(Color::White),
             black: name(Color::Black),
-            result: outcome.map_or("*", |o| o.result_text()).to_string(),
+            result: GameResult::from_outcome(outcome.as_ref()),
             start: *self.game.start(),
             moves: self.game.moves().to_vec(),
             extra: outcome

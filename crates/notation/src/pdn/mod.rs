@@ -5,6 +5,7 @@
 mod encoding;
 mod read;
 mod replay;
+pub mod result;
 mod tree;
 mod variant;
 mod write;
@@ -16,6 +17,7 @@ pub use read::{
     MAX_TREE_MOVES,
 };
 pub use replay::{position_of, replay, Claim, Replay, ReplayError, ReplayPly};
+pub use result::{read_result, result_style, write_result, GameResult, ResultStyle};
 pub use tree::{Item, Line, MoveNode};
 pub use variant::{How, VariantDecider, VariantDecision};
 pub use write::{game_type, PdnGame};

@@ -137,7 +137,9 @@ impl Evidence {
     /// Whether a variant's board can hold these squares.
     fn fits(&self, v: &Variant) -> bool {
         let g = &v.geometry;
-        if self.max_number > 0 && (!g.numeric_names() || self.max_number > g.len()) {
+        // Every dark-squares board reads numbers, also where its own notation is algebraic
+        // (Russian and Brazilian files written with numbers).
+        if self.max_number > 0 && (g.squares_kind() != Squares::Dark || self.max_number > g.len()) {
             return false;
         }
         if self.max_rank > 0

@@ -1,8 +1,11 @@
-//! Writing a game as PDN 3.0: the seven tag roster, GameType and FEN tags, numbered move text
-//! with the moves in the variant's notation, and the result.
+//! Writing a game as PDN 3.0: the seven tag roster, the GameType tag, a FEN tag only for a
+//! position other than the standard start (pydraughts mis-reads one given for the start), numbered
+//! move text with the moves in the variant's notation (algebraic for Russian and Brazilian), and
+//! the result in the variant's ecosystem's convention (see `result`).
 
 use damspel_rules::{Bits, Move, Position, Rules};
 
+use super::result::{write_result, GameResult};
 use crate::fen::write_fen;
 use crate::movetext::format_move;
 
@@ -15,8 +18,8 @@ pub struct PdnGame<'a, B: Bits> {
     pub round: String,
     pub white: String,
     pub black: String,
-    /// "1-0", "0-1", "1/2-1/2" or "*".
-    pub result: String,
+    /// Written in the variant's convention: `2-0` in International, `1-0` in Russian, ...
+    pub result: GameResult,
     pub start: Position<B>,
     pub moves: Vec<Move<B>>,
     /// Extra tags, written after the roster (e.g. ("Termination", "time forfeit")).
@@ -34,6 +37,7 @@ impl<B: Bits> PdnGame<'_, B> {
     pub fn to_pdn(&self) -> String {
         let v = self.rules.variant();
         let g = &v.geometry;
+        let result = write_result(v, self.result);
         let mut out = String::new();
         for (name, value) in [
             ("Event", &self.event),
@@ -42,7 +46,7 @@ impl<B: Bits> PdnGame<'_, B> {
             ("Round", &self.round),
             ("White", &self.white),
             ("Black", &self.black),
-            ("Result", &self.result),
+            ("Result", &result.to_string()),
         ] {
             out.push_str(&tag(name, value));
         }
@@ -52,8 +56,8 @@ impl<B: Bits> PdnGame<'_, B> {
         }
         if self.start != Position::start(self.rules) {
             out.push_str(&tag("SetUp", "1"));
+            out.push_str(&tag("FEN", &write_fen(g, &self.start)));
         }
-        out.push_str(&tag("FEN", &write_fen(g, &self.start)));
         for (name, value) in &self.extra {
             out.push_str(&tag(name, value));
         }
@@ -85,7 +89,7 @@ impl<B: Bits> PdnGame<'_, B> {
             line.push(' ');
             pos = pos.play(mv);
         }
-        line.push_str(&self.result);
+        line.push_str(result);
         out.push_str(&line);
         out.push_str("\n\n");
         out
@@ -93,14 +97,14 @@ impl<B: Bits> PdnGame<'_, B> {
 }
 
 /// The PDN GameType of the variants that have one (shared/reference/pdn-gametype.tsv), spelled
-/// out with the notation Damspel writes: Russian and Brazilian are numbered (N2) like
-/// International, not algebraic as their defaults say.
+/// out in full; the notation field says how Damspel writes the squares (`A0` algebraic for
+/// Russian and Brazilian, as their players do).
 pub fn game_type(variant: &str) -> Option<&'static str> {
     match variant {
         "international" => Some("20,W,10,10,N2,0"),
         "american" => Some("21,B,8,8,N1,0"),
-        "russian" => Some("25,W,8,8,N2,0"),
-        "brazilian" => Some("26,W,8,8,N2,0"),
+        "russian" => Some("25,W,8,8,A0,0"),
+        "brazilian" => Some("26,W,8,8,A0,0"),
         "turkish" => Some("30,W,8,8,A0,0"),
         _ => None,
     }

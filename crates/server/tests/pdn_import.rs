@@ -43,7 +43,11 @@ async fn a_file_is_listed_game_by_game_and_one_game_imported() {
     let (status, state) = post(&c, &import, json!({ "pdn": THREE, "game": 3 })).await;
     assert_eq!(status, 201, "{state}");
     assert_eq!(state["variant"], "turkish");
-    assert_eq!(state["moves"].as_array().map(Vec::len), Some(2), "{state}");
+    assert_eq!(
+        state["history"].as_array().map(Vec::len),
+        Some(2),
+        "{state}"
+    );
     let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 2 })).await;
     assert_eq!(status, 422, "{e}");
     let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 4 })).await;
@@ -75,18 +79,26 @@ async fn a_recorded_game_goes_on_past_a_repetition() {
     let c = reqwest::Client::new();
     // Kings go back and forth: the start position stands for the third time after ply 8, a
     // draw by repetition in play (rule book §0), a claim the players did not make here.
-    let pdn = "[GameType \"20\"]\n[FEN \"W:WK46,K47,K48:BK3,K4,K5\"]\n\n\
-               1. 46-41 3-9 2. 41-46 9-3 3. 46-41 3-9 4. 41-46 9-3 5. 47-42 4-10 *";
+    let pdn = "[GameType \"20\"]\n[FEN \"W:WK46,K47:BK1,K2\"]\n\n\
+               1. 46-41 1-6 2. 41-46 6-1 3. 46-41 1-6 4. 41-46 6-1 5. 47-42 2-7 *";
     let (status, state) = post(&c, &server.url("/api/games/import"), json!({ "pdn": pdn })).await;
     assert_eq!(status, 201, "{state}");
-    assert_eq!(state["moves"].as_array().map(Vec::len), Some(10), "{state}");
+    assert_eq!(
+        state["history"].as_array().map(Vec::len),
+        Some(10),
+        "{state}"
+    );
     let claims = state["claims"].as_array().expect("the claim is marked");
     assert_eq!(claims[0]["ply"], 8, "{state}");
     // The game is stored as recorded: it reloads with all its moves.
     let id = state["id"].as_str().unwrap().to_string();
     let (status, again) = common::get(&c, &server.url(&format!("/api/games/{id}"))).await;
     assert_eq!(status, 200, "{again}");
-    assert_eq!(again["moves"].as_array().map(Vec::len), Some(10), "{again}");
+    assert_eq!(
+        again["history"].as_array().map(Vec::len),
+        Some(10),
+        "{again}"
+    );
     server.stop().await;
 }
 

@@ -502,6 +502,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     }
     let engine_time = engine_time(body.engine_time)?;
     let mut claims = Vec::new();
+    let mut tags = Vec::new();
     let (v, start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
         (None, Some(bytes)) => {
@@ -525,6 +526,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             let v = app.variant(&id)?;
             let ready = import::prepare(v.clone(), game)?;
             claims = ready.claims;
+            tags = game.tags.clone();
             (v, ready.start_fen, ready.moves)
         }
         (Some(fen), None) => {
@@ -562,6 +564,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         start_fen,
         created: stamp.clone(),
         updated: stamp,
+        tags,
         keys: Default::default(),
     };
     let given: Vec<(Color, String)> = controllers(&meta)

@@ -44,6 +44,9 @@ pub struct Meta {
     pub start_fen: String,
     pub created: String,
     pub updated: String,
+    /// The tags of an imported PDN game (players, event, date, ...), written back on export.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tags: Vec<(String, String)>,
     /// Hashes of the seats' secrets: never sent to anyone.
     #[serde(skip)]
     pub keys: SeatKeys,
@@ -422,26 +425,44 @@ impl<B: Bits> Session for GameSession<B> {
             Seat::Human => "human".to_string(),
             Seat::Engine => format!("Damspel ({} s/move)", self.meta.engine_time),
         };
+        // An imported game keeps its own tags; the writer decides the rest (result, variant,
+        // GameType, FEN).
+        let tags = &self.meta.tags;
+        let tag = |name: &str| {
+            tags.iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.clone())
+        };
+        const WRITTEN: [&str; 11] = [
+            "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "GameType",
+            "FEN", "SetUp",
+        ];
+        let mut extra: Vec<(String, String)> = tags
+            .iter()
+            .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
+            .cloned()
+            .collect();
+        if let Some(o) = self.outcome_json() {
+            extra.push(("Termination".to_string(), o.reason));
+        }
         PdnGame {
             rules: self.game.rules(),
-            event: format!("Damspel game {}", self.meta.id),
-            site: "damspel serve".into(),
-            date: self
-                .meta
-                .created
-                .get(..10)
-                .unwrap_or("????-??-??")
-                .replace('-', "."),
-            round: "-".into(),
-            white: seat(self.meta.white),
-            black: seat(self.meta.black),
+            event: tag("Event").unwrap_or_else(|| format!("Damspel game {}", self.meta.id)),
+            site: tag("Site").unwrap_or_else(|| "damspel serve".into()),
+            date: tag("Date").unwrap_or_else(|| {
+                self.meta
+                    .created
+                    .get(..10)
+                    .unwrap_or("????-??-??")
+                    .replace('-', ".")
+            }),
+            round: tag("Round").unwrap_or_else(|| "-".into()),
+            white: tag("White").unwrap_or_else(|| seat(self.meta.white)),
+            black: tag("Black").unwrap_or_else(|| seat(self.meta.black)),
             result: GameResult::from_outcome(self.game.outcome().as_ref()),
             start: *self.game.start(),
             moves: self.game.moves().to_vec(),
-            extra: self
-                .outcome_json()
-                .map(|o| vec![("Termination".to_string(), o.reason)])
-                .unwrap_or_default(),
+            extra,
         }
         .to_pdn()
     }

@@ -146,6 +146,11 @@ impl Store {
                  ALTER TABLE games ADD COLUMN black_key TEXT;",
             )?;
         }
+        // Imported games' PDN tags came later too (a JSON list of [name, value] pairs).
+        let has_tags = conn.prepare("SELECT tags FROM games LIMIT 0").is_ok();
+        if !has_tags {
+            conn.execute_batch("ALTER TABLE games ADD COLUMN tags TEXT;")?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -162,8 +167,8 @@ impl Store {
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
                  white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14",
             params![
@@ -180,7 +185,8 @@ impl Store {
                 m.created,
                 m.updated,
                 m.keys.white,
-                m.keys.black
+                m.keys.black,
+                tags_text(&m.tags)
             ],
         )?;
         Ok(())
@@ -194,13 +200,14 @@ impl Store {
         let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
                     let seats = (r.get::<_, String>(3)?, r.get::<_, String>(4)?);
+                    let tags: Option<String> = r.get(14)?;
                     Ok((
-                        seats,
+                        (seats, tags),
                         Row {
                             meta: Meta {
                                 id: r.get(0)?,
@@ -211,6 +218,7 @@ impl Store {
                                 engine_time: r.get(5)?,
                                 created: r.get(10)?,
                                 updated: r.get(11)?,
+                                tags: Vec::new(),
                                 keys: SeatKeys {
                                     white: r.get(12)?,
                                     black: r.get(13)?,
@@ -232,9 +240,13 @@ impl Store {
                 | rusqlite::Error::IntegralValueOutOfRange(..) => damaged(e.to_string()),
                 other => ApiError::from(other),
             })?;
-        let Some(((white, black), mut row)) = row else {
+        let Some((((white, black), tags), mut row)) = row else {
             return Ok(None);
         };
+        if let Some(text) = tags {
+            row.meta.tags = serde_json::from_str(&text)
+                .map_err(|e| damaged(format!("its tags are not a list of pairs: {e}")))?;
+        }
         row.meta.white = seat(&white).map_err(damaged)?;
         row.meta.black = seat(&black).map_err(damaged)?;
         Ok(Some(row))
@@ -264,4 +276,9 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
+}
+
+/// Tags as stored: a JSON list of pairs, or nothing for a game without tags.
+fn tags_text(tags: &[(String, String)]) -> Option<String> {
+    (!tags.is_empty()).then(|| serde_json::to_string(tags).unwrap_or_default())
 }

@@ -48,6 +48,20 @@ async fn a_file_is_listed_game_by_game_and_one_game_imported() {
         Some(2),
         "{state}"
     );
+    // The game's tags are kept: its export names the players and the event (issue 11: "every
+    // import threw its tags away").
+    let id = state["id"].as_str().unwrap();
+    let pdn = c
+        .get(server.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for tag in ["[White \"Eva\"]", "[Black \"Fred\"]", "[Event \"Club\"]"] {
+        assert!(pdn.contains(tag), "{tag} in {pdn}");
+    }
     let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 2 })).await;
     assert_eq!(status, 422, "{e}");
     let (status, e) = post(&c, &import, json!({ "pdn": THREE, "game": 4 })).await;

@@ -8,6 +8,10 @@
 //! * `Position::from_setup` with pieces off the board or on light squares, two pieces on a square,
 //!   men on their promotion squares and an unknown side to move: an error listing every issue.
 
+#[macro_use]
+mod common;
+
+use common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::{
@@ -34,48 +38,6 @@ description = "Turkish rules on a 10x10 board of all squares."
 width = 10
 height = 10
 "#;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-enum AnyRules {
-    Narrow(Rules<u64>),
-    Wide(Rules<u128>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(rules)
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(rules)
-    }
-}
-
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
-}
 
 /// Turkish (8x8 all), American (8x8 dark), International (10x10 dark), Turkish 10x10 (all).
 fn boards() -> &'static [AnyRules] {

@@ -10,6 +10,10 @@
 //!
 //! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
 
+#[macro_use]
+mod common;
+
+use common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::pdn::{
@@ -20,49 +24,6 @@ use damspel_notation::{format_move, parse_fen, parse_move, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Move, Position, Rules};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
-
-/// SplitMix64, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-enum AnyRules {
-    Narrow(Rules<u64>),
-    Wide(Rules<u128>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(rules)
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(rules)
-    }
-}
-
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
-}
 
 /// Every built-in variant.
 fn all_rules() -> &'static [AnyRules] {

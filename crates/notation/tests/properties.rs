@@ -13,6 +13,10 @@
 //! Positions come from random games from the start position (proptest-chosen seeds) and random
 //! placements checked by `Position::from_setup`.
 
+#[macro_use]
+mod common;
+
+use common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::{
@@ -36,59 +40,6 @@ description = "Turkish rules on a 10x10 board of all squares."
 width = 10
 height = 10
 "#;
-
-/// SplitMix64, seeded by proptest.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn percent(&mut self, p: usize) -> bool {
-        self.below(100) < p
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
-
-enum AnyRules {
-    Narrow(Rules<u64>),
-    Wide(Rules<u128>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(rules)
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(rules)
-    }
-}
-
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
-}
 
 fn all_rules() -> &'static [AnyRules] {
     static RULES: OnceLock<Vec<AnyRules>> = OnceLock::new();

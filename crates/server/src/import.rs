@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use base64::Engine as _;
 use damspel_notation::pdn::{
-    read_file, replay, Claim, How, Item, PdnFile, PdnRead, VariantDecider,
+    read_file, replay, tag_value, Claim, How, Item, PdnFile, PdnRead, VariantDecider,
 };
 use damspel_notation::{full_path, write_fen};
 use damspel_rules::{with_rules, Catalogue, Duplicates, Variant};
@@ -125,7 +125,8 @@ pub fn list(catalogue: &Catalogue, file: &PdnFile, choice: Option<&str>) -> List
                 None => listed.error = Some(decision.message.clone()),
                 Some(id) => match catalogue.get(id) {
                     Err(e) => listed.error = Some(e.to_string()),
-                    Ok(variant) => match prepare(variant, game) {
+                    // The list needs the replay's verdict, not the moves' full paths.
+                    Ok(variant) => match replay_recorded(variant, game, false) {
                         Ok(ready) => listed.claims = ready.claims,
                         Err(e) => listed.error = Some(e.message),
                     },
@@ -160,9 +161,7 @@ pub fn list(catalogue: &Catalogue, file: &PdnFile, choice: Option<&str>) -> List
 }
 
 fn tag(tags: &[(String, String)], name: &str) -> Option<String> {
-    tags.iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.clone())
+    tag_value(tags, name).map(str::to_string)
 }
 
 /// Picks game `number` (1-based) of a file; a file of one game needs no number. A bad game
@@ -205,6 +204,11 @@ pub struct Ready {
 /// Replays `game` under `variant` as recorded; the first move that cannot be played is an error
 /// naming it.
 pub fn prepare(variant: Variant, game: &PdnRead) -> Result<Ready, ApiError> {
+    replay_recorded(variant, game, true)
+}
+
+/// `prepare`, with the moves' full paths only when `paths` (one move generation per ply).
+fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Ready, ApiError> {
     // A setup command after the first move changes the board in the middle of a game: a study
     // diagram, not a game to go on with.
     let mut moved = false;
@@ -239,7 +243,7 @@ pub fn prepare(variant: Variant, game: &PdnRead) -> Result<Ready, ApiError> {
             None => replayed.start,
         };
         let mut moves = Vec::with_capacity(replayed.plies.len());
-        for ply in &replayed.plies {
+        for ply in replayed.plies.iter().filter(|_| paths) {
             let legal = rules.legal_moves_detailed(&ply.before, Duplicates::Merge);
             let detail = legal.iter().find(|d| d.mv == ply.mv).ok_or_else(|| {
                 ApiError::internal(format!("`{}` replayed to a move not in the list", ply.text))

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use damspel_engine::{Engine, Info, Limits, ScoreKind};
-use damspel_notation::pdn::{GameResult, PdnGame};
+use damspel_notation::pdn::{tag_value, GameResult, PdnGame};
 use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, Outcome, Position, Rules, Variant,
@@ -428,11 +428,7 @@ impl<B: Bits> Session for GameSession<B> {
         // An imported game keeps its own tags; the writer decides the rest (result, variant,
         // GameType, FEN).
         let tags = &self.meta.tags;
-        let tag = |name: &str| {
-            tags.iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.clone())
-        };
+        let tag = |name: &str| tag_value(tags, name).map(str::to_string);
         const WRITTEN: [&str; 11] = [
             "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "GameType",
             "FEN", "SetUp",

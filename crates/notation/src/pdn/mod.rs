@@ -12,9 +12,9 @@ mod write;
 
 pub use encoding::{decode, TextEncoding};
 pub use read::{
-    read_file, read_file_with, read_game, read_text, GameError, PdnError, PdnErrorKind, PdnFile,
-    PdnRead, ReadLimits, MAX_DEPTH, MAX_FILE_LEN, MAX_GAMES, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
-    MAX_TREE_MOVES,
+    read_file, read_file_with, read_game, read_text, tag_value, GameError, PdnError, PdnErrorKind,
+    PdnFile, PdnRead, ReadLimits, MAX_DEPTH, MAX_FILE_LEN, MAX_GAMES, MAX_GAME_LEN, MAX_MOVES,
+    MAX_MOVE_LEN, MAX_TREE_MOVES,
 };
 pub use replay::{position_of, replay, Claim, Replay, ReplayError, ReplayPly};
 pub use result::{read_result, result_style, write_result, GameResult, ResultStyle};

@@ -39,10 +39,7 @@ pub struct PdnRead {
 impl PdnRead {
     /// The value of the first tag with this name (case-insensitive).
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
+        tag_value(&self.tags, name)
     }
 
     /// "White - Black (Event)" for messages, from whichever of these tags it has.
@@ -78,11 +75,17 @@ impl PdnRead {
     }
 }
 
+/// The value of the first of `tags` named `name` (case-insensitive, as PDN readers match tags).
+pub fn tag_value<'a>(tags: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    tags.iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
 fn label_of(tags: &[(String, String)]) -> String {
     let get = |name: &str| {
-        tags.iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.trim())
+        tag_value(tags, name)
+            .map(str::trim)
             .filter(|v| !v.is_empty() && *v != "?")
     };
     let mut out = match (get("White"), get("Black")) {

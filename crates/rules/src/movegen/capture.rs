@@ -17,7 +17,9 @@
 //! * When that maximum is all a king can reach, every legal capture of that king takes the same
 //!   pieces and differs only in where it ends: its listing walk stops once every square it could
 //!   end on is listed, and leaves states from which no square not yet listed can be reached, or
-//!   (deferred removal) that cannot take every remaining piece (`JumpGraph`).
+//!   (deferred removal) that cannot take every remaining piece (`JumpGraph`). Under deferred
+//!   removal a parity argument over the jumps (`parity`) rules out, without a walk, squares
+//!   where such a capture cannot end, from the start and from every state.
 //!
 //! Counting sinks (perft's "paths") get each state's outcomes with their numbers of sequences,
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
@@ -26,6 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bitboard::Bits;
 use crate::movegen::memo::{Key, Memo, Outcome};
+use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
 use crate::movegen::route::{RouteFilter, DEAD};
 use crate::movegen::sink::{MaxSink, Sink};
@@ -135,6 +138,9 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     stopped: bool,
     /// How the reach bound has done lately.
     reach_use: ReachUse,
+    /// With `graph`, in a targeted walk: the parity test's span, made over the pieces still to
+    /// take.
+    span: Option<JumpSpan<B>>,
 }
 
 /// How often the reach bound was asked, how often it left a state, and the states it let
@@ -174,6 +180,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             stop: walk.stop,
             stopped: false,
             reach_use: ReachUse::default(),
+            span: None,
         }
     }
 
@@ -213,6 +220,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                         open_ends: reach.landings,
                         saved: B::ZERO,
                     };
+                    if let Some(graph) = &self.graph {
+                        let mut span = JumpSpan::new(self.rules.next.len(), graph.jumps());
+                        span.make(reach.pieces);
+                        target.open_ends = span.possible_ends(sq, target.open_ends);
+                        self.span = Some(span);
+                    }
                     target.update_saved(self.graph.as_ref());
                     self.target = Some(target);
                 }
@@ -226,6 +239,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         if MERGE {
             self.target = None;
             self.graph = None;
+            self.span = None;
         }
     }
 
@@ -323,7 +337,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
 
     /// Whether nothing the sink still wants can come from this king's state: the pieces within
     /// reach are worth too little, or (targeted) no square not yet listed can be reached, or not
-    /// every piece that must be taken can be. Such a state is worth less than the most valuable
+    /// every piece that must be taken can be, or parity rules out every such square. Such a state is worth less than the most valuable
     /// capture.
     fn fruitless(&mut self, j: &Jumper<B>) -> bool {
         if let Some(target) = &self.target {
@@ -333,7 +347,15 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 return false;
             }
             if let Some(graph) = &self.graph {
-                return !graph.may_take_all(j.sq, needed, target.open_ends);
+                if !graph.may_take_all(j.sq, needed, target.open_ends) {
+                    return true;
+                }
+                // Landings of one jump share the pieces left: the span is made once for them.
+                if let Some(span) = &mut self.span {
+                    span.make(needed);
+                    return span.possible_ends(j.sq, target.open_ends).is_empty();
+                }
+                return false;
             }
             let open_ends = target.open_ends;
             let Some(reach) = self.reach_if_useful(j) else {

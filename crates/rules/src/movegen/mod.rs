@@ -12,6 +12,7 @@
 
 mod capture;
 mod memo;
+mod parity;
 mod quiet;
 mod reach;
 mod route;

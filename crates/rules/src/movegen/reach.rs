@@ -165,6 +165,11 @@ impl<B: Bits> JumpGraph<B> {
         }
     }
 
+    /// Every jump: the victim, the squares the king jumps it from, the squares it lands on.
+    pub fn jumps(&self) -> &[(u8, B, B)] {
+        &self.jumps
+    }
+
     /// The squares behind `piece` where a capture that takes it can land.
     pub fn landings_behind(&self, piece: u8) -> B {
         self.land[piece as usize]

@@ -86,6 +86,8 @@ struct Capturer<B: Bits> {
 
 /// The aim of a targeted walk (see the module documentation).
 struct Target<B: Bits> {
+    /// What the capture is worth.
+    value: u32,
     /// The pieces every legal capture takes.
     needed: B,
     /// Squares where a legal capture may end and none listed yet does.
@@ -214,8 +216,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
         if MERGE {
             if let Some(reach) = reach {
-                if !S::COUNTS && king && self.floor > 0 && reach.value == self.floor {
+                // The floor is the maximum or (the search for it given up) a capture's value:
+                // either way a piece that can reach no more is worth the maximum or loses.
+                let floor = self.floor.max(self.sink.floor());
+                if !S::COUNTS && king && floor > 0 && reach.value == floor {
                     let mut target = Target {
+                        value: floor,
                         needed: reach.pieces,
                         open_ends: reach.landings,
                         saved: B::ZERO,
@@ -709,7 +715,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             });
         }
         if let Some(target) = &mut self.target {
-            if value == self.floor && target.open_ends.has(end.sq) {
+            if value == target.value && target.open_ends.has(end.sq) {
                 target.open_ends &= !B::bit(end.sq);
                 if target.open_ends.is_empty() {
                     self.limit = 0;
@@ -871,9 +877,15 @@ fn start<B: Bits>(pos: &Position<B>, sq: u8) -> Jumper<B> {
     }
 }
 
-/// The majority rule's maximum: the value of the most valuable capture. The walk stops as soon
-/// as a capture is worth all that some piece can reach, and skips pieces that cannot beat the
-/// best found.
+/// Jumps the search for the majority rule's maximum may make. When a capture is worth all that
+/// its piece can reach, it is found within a few thousand; otherwise showing that nothing is
+/// worth more takes a walk as long as the listing itself, which then does it instead.
+const MAXIMUM_BUDGET: u64 = 1 << 15;
+
+/// The majority rule's maximum, or a lower bound of it: the value of the most valuable capture
+/// found. The walk stops as soon as a capture is worth all that some piece can reach, or when it
+/// has made `MAXIMUM_BUDGET` jumps, and skips pieces that cannot beat the best found. `None`
+/// if the caller stopped it.
 fn majority_maximum<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
@@ -891,6 +903,7 @@ fn majority_maximum<B: Bits>(
         stop,
     };
     let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
+    search.budget = MAXIMUM_BUDGET;
     for piece in order {
         if piece.reach.value <= search.sink.best || search.sink.best >= ceiling {
             break;

@@ -43,8 +43,9 @@ impl Default for Options {
 pub struct Eval {
     /// Men (None for a forced result).
     pub men: Option<f64>,
-    /// Plies to a forced result: positive if White wins, negative if Black does.
-    pub mate: Option<i32>,
+    /// Plies to a forced result (0: the game is over), and who wins it.
+    pub mate: Option<u32>,
+    pub winner: Option<&'static str>,
     /// White's winning chances, 0..=100.
     pub white_win: f64,
 }
@@ -59,16 +60,23 @@ impl Eval {
         };
         match white.plies_to_result() {
             Some(n) => {
-                let sign = if white.0 > 0 { 1 } else { -1 };
+                let winner = if white.0 > 0 {
+                    Color::White
+                } else {
+                    Color::Black
+                };
+                let sign = if winner == Color::White { 1.0 } else { -1.0 };
                 Eval {
                     men: None,
-                    mate: Some(sign * n as i32),
-                    white_win: win_percent(f64::from(sign) * 1e9),
+                    mate: Some(n),
+                    winner: Some(winner.name()),
+                    white_win: win_percent(sign * 1e9),
                 }
             }
             None => Eval {
                 men: Some(f64::from(white.0) / 100.0),
                 mate: None,
+                winner: None,
                 white_win: win_percent(f64::from(white.0)),
             },
         }
@@ -82,13 +90,14 @@ impl Eval {
         }
     }
 
-    /// `+1.50`, `White wins in 7`.
+    /// `+1.50`, `White wins in 7`, `Black has won`.
     pub fn text(&self) -> String {
-        match (self.men, self.mate) {
-            (_, Some(n)) if n > 0 => format!("White wins in {n}"),
-            (_, Some(n)) => format!("Black wins in {}", -n),
-            (Some(m), None) => format!("{m:+.2}"),
-            (None, None) => String::new(),
+        let who = |w: &str| if w == "white" { "White" } else { "Black" };
+        match (self.men, self.mate, self.winner) {
+            (_, Some(0), Some(w)) => format!("{} has won", who(w)),
+            (_, Some(n), Some(w)) => format!("{} wins in {n}", who(w)),
+            (Some(m), _, _) => format!("{m:+.2}"),
+            _ => String::new(),
         }
     }
 }

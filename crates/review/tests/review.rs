@@ -175,3 +175,22 @@ fn the_annotated_game_reads_back_with_marks_comments_and_the_better_line() {
     assert_eq!(Some(better.text.as_str()), r.plies[0].best.as_deref());
     assert!(pdn.contains("Blunder"), "{pdn}");
 }
+
+/// A side to move without a legal move has lost (rule book: the game ends when the side to move
+/// cannot move); a forced result counts as lichess's 1000 cp.
+#[test]
+fn a_finished_game_is_a_win_for_the_side_that_moved_last() {
+    use damspel_engine::Score;
+    use damspel_review::Eval;
+    use damspel_rules::Color;
+    let e = Eval::from_score(Score::loss_in(0), Color::Black);
+    assert_eq!((e.mate, e.winner, e.men), (Some(0), Some("white"), None));
+    assert_eq!(e.text(), "White has won");
+    assert!((e.white_win - 97.5447).abs() < 1e-3);
+    let e = Eval::from_score(Score::loss_in(0), Color::White);
+    assert_eq!(e.winner, Some("black"));
+    assert_eq!(e.text(), "Black has won");
+    let e = Eval::from_score(Score::win_in(7), Color::Black);
+    assert_eq!(e.text(), "Black wins in 7");
+    assert_eq!(Eval::from_score(Score(-150), Color::Black).text(), "+1.50");
+}

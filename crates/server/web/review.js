@@ -65,7 +65,10 @@ function svg(tag, attrs = {}) {
 
 function evalText(e) {
   if (!e) return '–';
-  if (e.mate !== null && e.mate !== undefined) return e.mate > 0 ? `White wins in ${e.mate}` : `Black wins in ${-e.mate}`;
+  if (e.winner) {
+    const who = e.winner === 'white' ? 'White' : 'Black';
+    return e.mate ? `${who} wins in ${e.mate}` : `${who} has won`;
+  }
   const m = Number(e.men ?? 0);
   return `${m > 0 ? '+' : ''}${m.toFixed(2)}`;
 }

@@ -194,3 +194,20 @@ async fn bad_review_requests_get_a_4xx() {
     assert_eq!(status, 422, "{e}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_loads_the_review_panel_script() {
+    let server = TestServer::start(temp_db("review-page"), 1).await;
+    let c = reqwest::Client::new();
+    let page = c.get(server.url("/")).send().await.unwrap();
+    assert!(page.text().await.unwrap().contains("src=\"/review.js\""));
+    let script = c.get(server.url("/review.js")).send().await.unwrap();
+    assert_eq!(script.status().as_u16(), 200);
+    let kind = script.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(kind.starts_with("text/javascript"), "{kind}");
+    assert!(script.text().await.unwrap().contains("review-panel"));
+    server.stop().await;
+}

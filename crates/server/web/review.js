@@ -94,11 +94,19 @@ panel.innerHTML = `
   <ul data-role="review-marks"></ul>`;
 
 function mount() {
+  // Beside the other tools; at the end of the side column if the page has no tools card.
   const tools = $('.card.tools');
-  if (!tools) return false;
+  const side = $('.side');
+  if (!tools && !side) return false;
   const button = el('button', { type: 'button', class: 'btn', 'data-action': 'review' }, 'Review');
-  tools.appendChild(button);
-  tools.after(panel);
+  if (tools) {
+    tools.appendChild(button);
+    tools.after(panel);
+  } else {
+    const card = el('div', { class: 'card tools' });
+    card.appendChild(button);
+    side.append(card, panel);
+  }
   button.addEventListener('click', toggle);
   $('[data-action="review-start"]', panel).addEventListener('click', start);
   $('[data-action="review-cancel"]', panel).addEventListener('click', cancel);

@@ -599,3 +599,57 @@ e2e('every variant: its start position drawn, with a screenshot', async () => {
   console.log(`# screenshots of ${chosen.length} start positions in ${SHOTS}`);
   await closePage(page);
 }, 600000);
+
+e2e('game review of an imported game: progress, the graph, the blunders marked, accuracy (desktop and phone)', async () => {
+  // White's 37-32 gives a man away (27x38) and 47-42 a second one (38x47, crowning); Black's
+  // captures are its only moves, so they are never marked.
+  const pdn = '[Event "Review e2e"]\n[White "Ann"]\n[Black "Bob"]\n[Variant "international"]\n'
+    + '[FEN "W:W36,37,46,47,48:B1,2,3,4,27"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n';
+  for (const [name, viewport] of [
+    ['desktop', { width: 1440, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ]) {
+    const page = await openPage(viewport);
+    await newGame(page, { variant: 'international', opponent: 'human' });
+    const before = await waitTurn(page);
+    await page.click('[data-action="share"]');
+    await page.waitForSelector('[data-dialog="share"][open]');
+    await page.selectOption('[data-field="import-players"]', 'human-human');
+    await page.fill('[data-field="import-text"]', pdn);
+    await page.click('[data-action="import"]');
+    await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, before.gameId);
+    const b = await waitTurn(page);
+    assert.equal(b.ply, 4);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"]:not([hidden])');
+    await page.click('[data-action="review-start"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]', { timeout: 60000 });
+    const panel = '[data-role="review-panel"]';
+    assert.equal(await page.getAttribute(panel, 'data-done'), '5');
+    // One point per position; the blunders stand out on the graph and in the list.
+    assert.equal(await page.locator(`${panel} [data-role="review-graph"] circle[data-ply]`).count(), 5);
+    assert.equal(await page.locator(`${panel} circle[data-ply="1"][data-mark="blunder"]`).count(), 1);
+    const marks = page.locator(`${panel} [data-role="review-mark"]`);
+    assert.equal(await marks.count(), 2);
+    const first = await marks.first().textContent();
+    assert.match(first, /37-32\?\?/, first);
+    assert.match(first, /better \d+-\d+/, first);
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"][data-ply="2"]`).count(), 0);
+    const accuracy = await page.textContent(`${panel} [data-role="review-accuracy"]`);
+    assert.match(accuracy, /White \(Ann\)/, accuracy);
+    assert.match(accuracy, /\d+\.\d%/, accuracy);
+    await page.click(`${panel} circle[data-ply="1"]`);
+    assert.match(await page.textContent(`${panel} [data-role="review-detail"]`), /37-32/);
+    await page.locator(panel).scrollIntoViewIfNeeded();
+    await page.waitForSelector('[data-toast]', { state: 'detached' });
+    await shot(page, `review-${name}.png`);
+    // Reopened later (a reload), the stored review is shown at once.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, b.gameId);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]');
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"]`).count(), 2);
+    await closePage(page);
+  }
+});

@@ -234,6 +234,10 @@ enum Command {
         #[command(subcommand)]
         action: commands::pdn::Action,
     },
+    /// Review one game of a PDN file: the engine judges every move (inaccuracies, mistakes,
+    /// blunders, accuracy per player); the annotated PDN goes to --out or stdout, a summary to
+    /// stderr.
+    Review(commands::review::Args),
     /// Search fixed positions of several variants to a fixed depth: total nodes and speed.
     Bench {
         /// Depth of every search: 1 to 64.
@@ -480,6 +484,7 @@ fn main() -> ExitCode {
             },
         ),
         Command::Pdn { action } => commands::pdn::run(&catalogue, action),
+        Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
         Command::PerftTable {
             depth,

@@ -70,9 +70,11 @@ pub struct AppState {
     games: Games,
     events: Mutex<HashMap<String, broadcast::Sender<(String, Value)>>>,
     /// Move generation, imports, database writes.
-    work: Pool,
+    pub(crate) work: Pool,
     /// Engine searches (`--searches`).
-    searches: Pool,
+    pub(crate) searches: Pool,
+    /// Game reviews running now (each holds a search slot).
+    pub(crate) reviews: crate::review::Reviews,
 }
 
 impl AppState {
@@ -84,6 +86,7 @@ impl AppState {
             events: Mutex::new(HashMap::new()),
             work: Pool::new("work", settings.work_threads, MAX_WAITING, MAX_WAIT),
             searches: Pool::new("engine searches", settings.searches, MAX_WAITING, MAX_WAIT),
+            reviews: Default::default(),
         }
     }
 
@@ -117,19 +120,19 @@ impl AppState {
             .clone()
     }
 
-    fn publish(&self, id: &str, kind: &str, data: Value) {
+    pub(crate) fn publish(&self, id: &str, kind: &str, data: Value) {
         // Nobody listening is fine.
         let _ = self.sender(id).send((kind.to_string(), data));
     }
 
-    fn variant(&self, id: &str) -> Result<Variant, ApiError> {
+    pub(crate) fn variant(&self, id: &str) -> Result<Variant, ApiError> {
         self.catalogue
             .get(id)
             .map_err(|e| ApiError::unprocessable(e.to_string()))
     }
 
     /// The game, read from the store if it is not in memory.
-    async fn game(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
+    pub(crate) async fn game(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
         if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return Err(ApiError::not_found(format!("no game `{id}`")));
         }

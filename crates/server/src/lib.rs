@@ -8,6 +8,7 @@ mod games;
 mod guard;
 mod import;
 mod pool;
+mod review;
 mod seats;
 mod session;
 mod store;
@@ -77,6 +78,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
     Router::new()
         .route("/", get(web::index))
         .route("/app.js", get(web::script))
+        .route("/review.js", get(web::review_script))
         .route("/style.css", get(web::style))
         .route("/api/variants", get(api::variants))
         .route("/api/variants/{id}", get(api::variant))
@@ -91,6 +93,10 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/api/games/{id}/redo", post(api::redo))
         .route("/api/games/{id}/pdn", get(api::pdn))
         .route("/api/games/{id}/events", get(api::events))
+        .route(
+            "/api/games/{id}/review",
+            get(review::get).post(review::start).delete(review::cancel),
+        )
         .route("/api/positions/check", post(api::check_position))
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
         .method_not_allowed_fallback(api::method_not_allowed)
@@ -157,6 +163,8 @@ impl Server {
         let evictor = tokio::spawn(evict_idle_games(Arc::downgrade(&self.state)));
         let result = transport::serve(self.listener, self.app, &self.transport, shutdown).await;
         evictor.abort();
+        // A review holds a search slot for minutes: stopping the server stops it.
+        self.state.reviews.stop_all();
         result
     }
 }

@@ -151,6 +151,14 @@ impl Store {
         if !has_tags {
             conn.execute_batch("ALTER TABLE games ADD COLUMN tags TEXT;")?;
         }
+        // Finished game reviews came later: one per game, the review as JSON (docs/api.md).
+        conn.execute_batch(
+            "CREATE TABLE IF NOT EXISTS reviews (
+                game_id TEXT PRIMARY KEY,
+                review TEXT NOT NULL,
+                created TEXT NOT NULL
+            );",
+        )?;
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -281,4 +289,28 @@ impl Store {
 /// Tags as stored: a JSON list of pairs, or nothing for a game without tags.
 fn tags_text(tags: &[(String, String)]) -> Option<String> {
     (!tags.is_empty()).then(|| serde_json::to_string(tags).unwrap_or_default())
+}
+
+impl Store {
+    /// Keeps a game's finished review (replacing an older one).
+    pub fn save_review(&self, game_id: &str, review: &str) -> Result<(), ApiError> {
+        self.conn()?.execute(
+            "INSERT INTO reviews (game_id, review, created) VALUES (?1, ?2, ?3)
+             ON CONFLICT(game_id) DO UPDATE SET review = ?2, created = ?3",
+            params![game_id, review, crate::api::now()],
+        )?;
+        Ok(())
+    }
+
+    /// A game's stored review, as JSON text.
+    pub fn load_review(&self, game_id: &str) -> Result<Option<String>, ApiError> {
+        Ok(self
+            .conn()?
+            .query_row(
+                "SELECT review FROM reviews WHERE game_id = ?1",
+                params![game_id],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
 }

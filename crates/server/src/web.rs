@@ -20,3 +20,10 @@ pub async fn style() -> impl IntoResponse {
         include_str!("../web/style.css"),
     )
 }
+
+pub async fn review_script() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        include_str!("../web/review.js"),
+    )
+}

@@ -816,6 +816,7 @@ function setGame(state, { animate = true } = {}) {
   renderResult();
   renderEngine();
   if (!sameGame) connectEvents(state.id);
+  document.dispatchEvent(new CustomEvent('damspel:game', { detail: state }));
   const want = `#/game/${state.id}`;
   if (location.hash !== want) history.replaceState(null, '', want);
   S.routeGame = state.id;
@@ -1831,6 +1832,12 @@ async function showPreview() {
   renderStatus();
   renderMoves();
 }
+
+/* What the page's other modules (review.js) may use; goToPly is added where the move list offers it. */
+window.damspel = Object.assign(window.damspel || {}, {
+  game: () => S.game,
+  api: (method, path, body) => api(method, path, body),
+});
 
 async function main() {
   wire();

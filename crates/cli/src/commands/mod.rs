@@ -10,6 +10,7 @@ pub mod pdn;
 pub mod perft;
 pub mod perft_table;
 pub mod play;
+pub mod review;
 pub mod rules;
 pub mod serve;
 pub mod tune;

@@ -1,0 +1,213 @@
+//! Game review on the server: `POST /api/games/{id}/review` runs in the background holding a
+//! search slot, reports on the game's event stream, can be cancelled, and its result survives a
+//! restart. The game is hand-made: White's 37-32 gives a man away (27x38) and 47-42 a second one
+//! (38x47, crowning); Black's captures are its only moves.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::{get, post, post_as_watcher, seat_header, temp_db, TestServer};
+use serde_json::{json, Value};
+
+const GAME: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n[Variant \"international\"]\n\
+    [FEN \"W:W36,37,46,47,48:B1,2,3,4,27\"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n";
+
+/// A longer game from the start, for a review that takes a while.
+const LONG: &str = "[Variant \"international\"]\n\n1. 31-26 20-25 2. 36-31 15-20 3. 41-36 10-15 \
+    4. 46-41 5-10 5. 33-29 19-23 *\n";
+
+async fn import(c: &reqwest::Client, server: &TestServer, pdn: &str) -> String {
+    let (status, state) = post(c, &server.url("/api/games/import"), json!({"pdn": pdn})).await;
+    assert_eq!(status, 201, "{state}");
+    state["id"].as_str().unwrap().to_string()
+}
+
+/// Reads the event stream until a `review` event whose status is one of `until`.
+async fn review_events(mut events: reqwest::Response, until: &[&str]) -> Vec<Value> {
+    let mut seen = Vec::new();
+    let mut buffer = String::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline {
+        let chunk = tokio::time::timeout(Duration::from_secs(30), events.chunk())
+            .await
+            .expect("an event within 30 s")
+            .unwrap()
+            .expect("the stream goes on");
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let message: String = buffer.drain(..end + 2).collect();
+            if !message.contains("event: review") {
+                continue;
+            }
+            let data = message
+                .lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .unwrap();
+            let value: Value = serde_json::from_str(data).unwrap();
+            let status = value["status"].as_str().unwrap_or("").to_string();
+            seen.push(value);
+            if until.contains(&status.as_str()) {
+                return seen;
+            }
+        }
+    }
+    panic!("no review event in {until:?}: {seen:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_reports_progress_marks_the_blunders_and_survives_a_restart() {
+    let db = temp_db("review");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let id = import(&c, &server, GAME).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let (status, none) = get(&c, &url("/review")).await;
+    assert_eq!(status, 404, "{none}");
+    let events = c.get(url("/events")).send().await.unwrap();
+    let (status, started) = post(&c, &url("/review"), json!({"time": 0.05})).await;
+    assert_eq!(status, 202, "{started}");
+    assert_eq!(started["total"], 5);
+    let seen = review_events(events, &["done", "failed", "cancelled"]).await;
+    assert_eq!(seen.last().unwrap()["status"], "done", "{seen:?}");
+    // One progress event per position, each with its evaluation; the judged ply once known.
+    let running: Vec<&Value> = seen.iter().filter(|e| e["status"] == "running").collect();
+    assert!(running.iter().any(|e| e["done"] == 5), "{seen:?}");
+    assert!(
+        running
+            .iter()
+            .any(|e| e["ply"]["played"] == "37-32" && e["ply"]["mark"] == "blunder"),
+        "{seen:?}"
+    );
+    let (status, review) = get(&c, &url("/review")).await;
+    assert_eq!(status, 200, "{review}");
+    assert_eq!(review["status"], "done");
+    assert_eq!(review["stale"], false);
+    let plies = review["review"]["plies"].as_array().unwrap();
+    assert_eq!(plies.len(), 4);
+    assert_eq!(plies[0]["mark"], "blunder", "{review}");
+    assert_eq!(plies[2]["mark"], "blunder", "{review}");
+    assert!(plies[0]["best"].is_string());
+    assert_eq!(plies[1]["forced"], true);
+    assert_eq!(plies[1]["mark"], Value::Null);
+    assert_eq!(review["review"]["players"]["white"]["blunders"], 2);
+    assert_eq!(review["review"]["evals"].as_array().unwrap().len(), 5);
+    assert_eq!(server.state.searches_running(), 0);
+    server.stop().await;
+
+    let server = TestServer::start(db, 1).await;
+    let (status, again) = get(&c, &server.url(&format!("/api/games/{id}/review"))).await;
+    assert_eq!(status, 200, "{again}");
+    assert_eq!(again["review"], review["review"]);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_holds_a_search_slot_and_stops_when_cancelled() {
+    let server = TestServer::start(temp_db("review-cancel"), 1).await;
+    let c = reqwest::Client::new();
+    let id = import(&c, &server, LONG).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let events = c.get(url("/events")).send().await.unwrap();
+    // 11 positions at 2 s: 22 s unless cancelled.
+    let (status, started) = post(&c, &url("/review"), json!({"time": 2.0})).await;
+    assert_eq!(status, 202, "{started}");
+    let (status, twice) = post(&c, &url("/review"), json!({"time": 2.0})).await;
+    assert_eq!(status, 409, "{twice}");
+    let start = Instant::now();
+    while server.state.searches_running() == 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the review never ran"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Progress can be read; a watcher may not cancel.
+    let (status, _) = get(&c, &url("/review")).await;
+    assert_eq!(status, 200);
+    let r = c.delete(url("/review")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    let cancelled_at = Instant::now();
+    let r = c
+        .delete(url("/review"))
+        .header("x-damspel-seat", seat_header(&id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let seen = review_events(events, &["done", "failed", "cancelled"]).await;
+    assert_eq!(seen.last().unwrap()["status"], "cancelled", "{seen:?}");
+    while server.state.searches_running() != 0 {
+        // Generous: the point is that the slot comes back long before the 22 s review's end.
+        assert!(
+            cancelled_at.elapsed() < Duration::from_secs(5),
+            "the cancelled review kept its search slot"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (status, _) = get(&c, &url("/review")).await;
+    assert_eq!(status, 404, "a cancelled review is not stored");
+    let r = c
+        .delete(url("/review"))
+        .header("x-damspel-seat", seat_header(&id))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 404);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_review_requests_get_a_4xx() {
+    let server = TestServer::start(temp_db("review-bad"), 1).await;
+    let c = reqwest::Client::new();
+    let id = import(&c, &server, GAME).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    for body in [
+        json!({"time": 0}),
+        json!({"time": -1}),
+        json!({"time": 1000}),
+        json!({"depth": 3}),
+    ] {
+        let (status, e) = post(&c, &url("/review"), body.clone()).await;
+        assert!((400..500).contains(&status), "{body}: {status} {e}");
+        assert!(e["error"].is_string(), "{e}");
+    }
+    let (status, e) = post_as_watcher(&c, &url("/review"), json!({})).await;
+    assert_eq!(status, 403, "{e}");
+    let (status, _) = post(&c, &server.url("/api/games/nosuchgame/review"), json!({})).await;
+    assert_eq!(status, 404);
+    // A game without moves has nothing to review.
+    let (_, fresh) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "international"}),
+    )
+    .await;
+    let fresh = fresh["id"].as_str().unwrap().to_string();
+    let (status, e) = post(
+        &c,
+        &server.url(&format!("/api/games/{fresh}/review")),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 422, "{e}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_loads_the_review_panel_script() {
+    let server = TestServer::start(temp_db("review-page"), 1).await;
+    let c = reqwest::Client::new();
+    let page = c.get(server.url("/")).send().await.unwrap();
+    assert!(page.text().await.unwrap().contains("src=\"/review.js\""));
+    let script = c.get(server.url("/review.js")).send().await.unwrap();
+    assert_eq!(script.status().as_u16(), 200);
+    let kind = script.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(kind.starts_with("text/javascript"), "{kind}");
+    assert!(script.text().await.unwrap().contains("review-panel"));
+    server.stop().await;
+}

@@ -33,12 +33,12 @@ pub struct LevelError(pub String);
 pub const BLUNDER: i32 = 75;
 
 /// Depth of the sanity check's search of the position after each root move: the opponent's
-/// reply and our answer, each followed by the quiescence search over captures, which is what
-/// "loses material at once" means.
-pub const SANITY_DEPTH: u32 = 2;
+/// reply, then the quiescence search over captures, which is what "loses material at once"
+/// means (any deeper and level 1 would see more than a depth-2 search does).
+pub const SANITY_DEPTH: u32 = 1;
 
-/// Nodes of one sanity check search (a depth-2 search rarely needs a tenth of it).
-const SANITY_NODES: u64 = 20_000;
+/// Nodes of one sanity check search (a depth-1 search rarely needs a tenth of it).
+const SANITY_NODES: u64 = 10_000;
 
 /// What a level searches and how far from the best it may stray.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,9 @@ pub struct Budget {
     pub depth: Option<u32>,
     /// Nodes of the search of each root move's position.
     pub nodes: u64,
-    /// Moves scored within this many centi-men of the best may be drawn.
+    /// Moves scored within this many centi-men of the best may be drawn. With 0, the level's
+    /// move is the best of one search of the root (stronger for the nodes than a search per
+    /// root move), kept unless the sanity check calls it a blunder.
     pub margin: i32,
 }
 
@@ -74,13 +76,13 @@ impl Level {
         // Calibrated by matches (docs/strength.md): each level about 150-250 Elo above the one
         // below.
         let (depth, nodes, margin) = match self.0 {
-            1 => (Some(1), 1_000, 150),
-            2 => (Some(2), 2_000, 100),
-            3 => (Some(3), 5_000, 60),
-            4 => (Some(4), 10_000, 35),
-            5 => (Some(5), 20_000, 20),
-            6 => (Some(6), 40_000, 10),
-            7 => (Some(8), 80_000, 0),
+            1 => (Some(1), 1_000, 250),
+            2 => (Some(2), 2_000, 80),
+            3 => (Some(3), 5_000, 50),
+            4 => (Some(4), 10_000, 30),
+            5 => (Some(5), 20_000, 15),
+            6 => (None, 100_000, 0),
+            7 => (None, 400_000, 0),
             _ => return None,
         };
         Some(Budget {
@@ -123,6 +125,18 @@ impl Level {
         }
         let stop = engine.stop_flag();
         let mut nodes = 0;
+        // Margin 0: the level's scores are one search's (its best move scores 0 above the
+        // others, which then all fall outside the margin).
+        let root = (budget.margin == 0).then(|| {
+            engine.search(
+                game,
+                &level_limits(&budget, limits, Duration::ZERO),
+                &mut Silent,
+            )
+        });
+        if let Some(r) = &root {
+            nodes += r.nodes;
+        }
         let mut scored: Vec<Scored<B>> = Vec::with_capacity(moves.len());
         for mv in &moves {
             let elapsed = start.elapsed();
@@ -135,7 +149,25 @@ impl Level {
             let mut after = game.clone();
             after.play_unchecked(mv);
             let (sanity, n1) = score_after(engine, &after, &sanity_limits(limits, elapsed));
-            let (level, n2, pv) = if budget.depth == Some(SANITY_DEPTH) {
+            let (level, n2, pv) = if let Some(r) = &root {
+                // The others rank below it by their sanity scores, for when the sanity check
+                // rules the search's move out.
+                let best = r.best == Some(*mv);
+                let score = if best {
+                    r.score
+                } else {
+                    Score(sanity.0 .0.saturating_sub(2 * Score::INFINITE.0))
+                };
+                (
+                    score,
+                    0,
+                    if best {
+                        r.pv.get(1..).unwrap_or_default().to_vec()
+                    } else {
+                        Vec::new()
+                    },
+                )
+            } else if budget.depth == Some(SANITY_DEPTH) {
                 (sanity.0, 0, sanity.1.clone())
             } else {
                 let (s, n) = score_after(engine, &after, &level_limits(&budget, limits, elapsed));

@@ -146,8 +146,8 @@ pub trait Session: Send {
     fn outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
-    /// A search of the current position for at most `time`, stopped early by `cancel`.
-    /// A search at this level (`Level::FULL` for hints and analysis).
+    /// A search of the current position for at most `time` at `level` (`Level::FULL` for
+    /// hints), stopped early by `cancel`.
     fn search_job(&self, time: Duration, level: Level, cancel: Arc<Cancel>) -> SearchJob;
 }
 

@@ -468,6 +468,10 @@ fn a_match_takes_engine_levels() {
     for bad in ["damspel:level=0", "damspel:level=9", "damspel:level=x"] {
         let out = damspel(&["match", "turkish", "--engine", bad, "--engine", "random"]);
         assert!(!out.status.success(), "{bad}");
-        assert!(stderr(&out).contains("from 1 to 8"), "{bad}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("from 1 to 8"),
+            "{bad}: {}",
+            stderr(&out)
+        );
     }
 }

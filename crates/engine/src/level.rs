@@ -100,8 +100,9 @@ impl Level {
     /// while another move is not. The move is drawn (from `seed` and the position, so a game
     /// repeats with its seed) among the moves that are not blunders and whose `level(m)` is
     /// within the level's margin of the best such score, the nearer the best the likelier.
-    /// `limits` bound the whole choice in time (and the engine's stop flag stops it); a choice
-    /// cut short picks among the moves scored so far.
+    /// `limits` bound the level's searches in time, and the engine's stop flag stops them (the
+    /// sanity check, one ply per move and bounded by nodes, always runs); a choice cut short
+    /// picks among the moves the level has scored, or the sanity check's best.
     pub fn choose<B: Bits>(
         self,
         engine: &mut Engine<B>,
@@ -137,49 +138,50 @@ impl Level {
         if let Some(r) = &root {
             nodes += r.nodes;
         }
+        // First the sanity check of every move (one ply and captures: cheap, and bounded by
+        // nodes), so that no time limit can leave a blunder unchecked; then the level's own
+        // scores while time is left.
         let mut scored: Vec<Scored<B>> = Vec::with_capacity(moves.len());
         for mv in &moves {
-            let elapsed = start.elapsed();
-            let out_of_time = limits.hard_limit().is_some_and(|h| elapsed >= h);
-            if !scored.is_empty()
-                && (out_of_time || stop.load(std::sync::atomic::Ordering::Relaxed))
-            {
-                break;
-            }
             let mut after = game.clone();
             after.play_unchecked(mv);
-            let (sanity, n1) = score_after(engine, &after, &sanity_limits(limits, elapsed));
-            let (level, n2, pv) = if let Some(r) = &root {
-                // The others rank below it by their sanity scores, for when the sanity check
-                // rules the search's move out.
-                let best = r.best == Some(*mv);
-                let score = if best {
-                    r.score
-                } else {
-                    Score(sanity.0 .0.saturating_sub(2 * Score::INFINITE.0))
-                };
-                (
-                    score,
-                    0,
-                    if best {
-                        r.pv.get(1..).unwrap_or_default().to_vec()
-                    } else {
-                        Vec::new()
-                    },
-                )
-            } else if budget.depth == Some(SANITY_DEPTH) {
-                (sanity.0, 0, sanity.1.clone())
-            } else {
-                let (s, n) = score_after(engine, &after, &level_limits(&budget, limits, elapsed));
-                (s.0, n, s.1)
-            };
-            nodes += n1 + n2;
+            let ((sanity, line), n) = score_after(engine, &after, &sanity_limits());
+            nodes += n;
             scored.push(Scored {
                 mv: *mv,
-                sanity: sanity.0,
-                level,
-                pv,
+                sanity,
+                level: None,
+                pv: line,
             });
+        }
+        for s in &mut scored {
+            let elapsed = start.elapsed();
+            let out_of_time = limits.hard_limit().is_some_and(|h| elapsed >= h);
+            if let Some(r) = &root {
+                // The search's move; the others rank below it by their sanity scores, for when
+                // the sanity check rules the search's move out.
+                let best = r.best == Some(s.mv);
+                s.level = Some(if best {
+                    r.score
+                } else {
+                    Score(s.sanity.0.saturating_sub(2 * Score::INFINITE.0))
+                });
+                s.pv = if best {
+                    r.pv.get(1..).unwrap_or_default().to_vec()
+                } else {
+                    Vec::new()
+                };
+            } else if budget.depth == Some(SANITY_DEPTH) {
+                s.level = Some(s.sanity);
+            } else if !out_of_time && !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let mut after = game.clone();
+                after.play_unchecked(&s.mv);
+                let ((level, line), n) =
+                    score_after(engine, &after, &level_limits(&budget, limits, elapsed));
+                nodes += n;
+                s.level = Some(level);
+                s.pv = line;
+            }
         }
         let pick = pick(&scored, budget.margin, seed ^ game.position().hash());
         let chosen = &scored[pick];
@@ -188,7 +190,7 @@ impl Level {
         let result = SearchResult {
             best: Some(chosen.mv),
             ponder: chosen.pv.first().copied(),
-            score: chosen.level,
+            score: chosen.level.unwrap_or(chosen.sanity),
             depth: budget.depth.unwrap_or(0),
             nodes,
             elapsed: start.elapsed(),
@@ -227,7 +229,8 @@ impl FromStr for Level {
 struct Scored<B: Bits> {
     mv: Move<B>,
     sanity: Score,
-    level: Score,
+    /// None when time ran out before the level's search of this move.
+    level: Option<Score>,
     /// The level search's line after the move.
     pv: Vec<Move<B>>,
 }
@@ -251,15 +254,19 @@ fn pick<B: Bits>(scored: &[Scored<B>], margin: i32, seed: u64) -> usize {
         .filter(|&i| !is_blunder(scored[i].sanity, best_sanity))
         .collect();
     // The sanity check's best move is never a blunder, so `sane` is not empty.
-    let best_level = sane
-        .iter()
-        .map(|&i| scored[i].level)
-        .max()
-        .unwrap_or_default();
+    let best_level = sane.iter().filter_map(|&i| scored[i].level).max();
+    let Some(best_level) = best_level else {
+        // No level score (the time ran out first): the sanity check's best.
+        return sane
+            .iter()
+            .copied()
+            .max_by_key(|&i| scored[i].sanity)
+            .unwrap_or(0);
+    };
     let candidates: Vec<(usize, u64)> = sane
         .iter()
         .filter_map(|&i| {
-            let gap = best_level.0.saturating_sub(scored[i].level.0);
+            let gap = best_level.0.saturating_sub(scored[i].level?.0);
             (gap <= margin).then(|| (i, (margin - gap + 1) as u64))
         })
         .collect();
@@ -311,11 +318,10 @@ fn time_left(limits: &Limits, elapsed: Duration) -> Option<Duration> {
         .map(|h| h.saturating_sub(elapsed).max(Duration::from_millis(1)))
 }
 
-fn sanity_limits(limits: &Limits, elapsed: Duration) -> Limits {
+fn sanity_limits() -> Limits {
     Limits {
         depth: Some(SANITY_DEPTH),
         nodes: Some(SANITY_NODES),
-        move_time: time_left(limits, elapsed),
         ..Limits::default()
     }
 }

@@ -89,3 +89,22 @@ fn the_low_levels_vary_their_moves_and_repeat_with_a_seed() {
     assert!(distinct.len() >= 3, "{a:?}");
     assert_eq!(a, choices(&g, 1, 12));
 }
+
+#[test]
+fn no_time_left_still_keeps_out_blunders() {
+    // The position above with only the four men's moves: the generator lists 31-27 first, a
+    // blunder; with no time for the level's own searches the sanity check must still decide.
+    let g = game("international", "W:W31,32:B22,1,2,3");
+    assert!(replies_capturing(&g, "31-27") > 0 && replies_capturing(&g, "32-28") > 0);
+    let limits = Limits::move_time(std::time::Duration::from_nanos(1));
+    let mut engine = Engine::new(g.rules_arc(), 4);
+    for n in 1..=7 {
+        for seed in 0..8 {
+            let r = Level::new(n)
+                .unwrap()
+                .choose(&mut engine, &g, &limits, seed, &mut Silent);
+            let mv = format_move(g.rules(), g.position(), &r.best.unwrap());
+            assert_eq!(replies_capturing(&g, &mv), 0, "level {n} played {mv}");
+        }
+    }
+}

@@ -653,3 +653,49 @@ e2e('game review of an imported game: progress, the graph, the blunders marked, 
     await closePage(page);
   }
 });
+
+// Issue 12: a beginner can beat level 1. The human side's moves come from the server's hint
+// (full strength, a fixed time: an honest oracle) and are clicked on the board; the game must
+// end won. International games of this kind last about 50 moves (docs/strength.md).
+e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
+  const HINT_TIME = 0.15;
+  const page = await openPage();
+  await openNewGameDialog(page);
+  await page.click('[data-dialog="new-game"] [data-variant="international"]');
+  await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
+  await page.click('[data-opponent="engine"]');
+  await page.click('[data-color="white"]');
+  await page.fill('[data-field="engine-time"]', '1');
+  await page.selectOption('[data-field="engine-level"]', '1');
+  const oldId = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((old) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.variant === 'international' && d.gameId !== '' && d.gameId !== old;
+  }, oldId);
+  let b = await waitTurn(page);
+  const id = b.gameId;
+  assert.equal((await api('GET', `/api/games/${id}`)).level, 1, 'the game is at level 1');
+  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
+  assert.ok(secrets.length > 0, 'the page holds its seat');
+  const started = Date.now();
+  while (!b.outcome) {
+    assert.ok(b.ply < 200, `no result after ${b.ply} plies`);
+    const r = await fetch(`${BASE}/api/games/${id}/hint`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
+      body: JSON.stringify({ time: HINT_TIME }),
+    });
+    const hint = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(hint));
+    const move = b.legal.find((m) => m.full === hint.full);
+    assert.ok(move, `the hint ${hint.full} is a legal move`);
+    await playMove(page, move);
+    b = await waitTurn(page);
+  }
+  const state = await api('GET', `/api/games/${id}`);
+  assert.equal(state.outcome.winner, 'white', `the human side wins (${state.outcome.reason})`);
+  await shot(page, 'level-1-beaten.png');
+  console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
+  await closePage(page);
+}, 120000);

@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use damspel_engine::{Engine, Limits, Silent, Weights};
+use damspel_engine::{Engine, Level, Limits, Silent, Weights};
 use damspel_rules::{Bits, Game, Move, Rules};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -44,6 +44,8 @@ pub struct EnginePlayer<B: Bits> {
     name: String,
     engine: Engine<B>,
     limits: Limits,
+    /// A playing level below full strength, and the seed of its draws (changed each game).
+    level: Option<(Level, u64)>,
 }
 
 impl<B: Bits> EnginePlayer<B> {
@@ -62,7 +64,14 @@ impl<B: Bits> EnginePlayer<B> {
             name,
             engine,
             limits,
+            level: None,
         }
+    }
+
+    /// Plays at this level (see `damspel_engine::level`), its draws seeded by `seed`.
+    pub fn with_level(mut self, level: Level, seed: u64) -> Self {
+        self.level = Some((level, seed));
+        self
     }
 }
 
@@ -73,11 +82,19 @@ impl<B: Bits> Player<B> for EnginePlayer<B> {
 
     fn new_game(&mut self) {
         self.engine.new_game();
+        if let Some((_, seed)) = &mut self.level {
+            *seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        }
     }
 
     fn choose(&mut self, game: &Game<B>) -> Result<Move<B>, Forfeit> {
         let start = Instant::now();
-        let result = self.engine.search(game, &self.limits, &mut Silent);
+        let result = match self.level {
+            Some((level, seed)) => {
+                level.choose(&mut self.engine, game, &self.limits, seed, &mut Silent)
+            }
+            None => self.engine.search(game, &self.limits, &mut Silent),
+        };
         let limit = self
             .limits
             .move_time

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use damspel_rules::Catalogue;
+use damspel_rules::{Catalogue, CatalogueError};
 
 pub fn load(files: &[PathBuf]) -> Result<Catalogue> {
     let mut catalogue = Catalogue::builtin();
@@ -19,4 +19,45 @@ pub fn load(files: &[PathBuf]) -> Result<Catalogue> {
         .collect();
     catalogue.add_sources(&refs)?;
     Ok(catalogue)
+}
+
+/// An error as the command line shows it: an unknown variant id names the nearest ids instead
+/// of all of them.
+pub fn explain(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    let Some(CatalogueError::Unknown { name, known }) = e
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<CatalogueError>())
+    else {
+        return text;
+    };
+    let unknown = CatalogueError::Unknown {
+        name: name.clone(),
+        known: known.clone(),
+    }
+    .to_string();
+    text.replace(&unknown, &unknown_variant(name, known))
+}
+
+/// "unknown variant `turkis`; did you mean turkish? (...)": the ids within a small distance
+/// (Jaro-Winkler similarity, which favours a shared beginning), best first.
+fn unknown_variant(name: &str, known: &[String]) -> String {
+    let lower = name.to_lowercase();
+    let mut near: Vec<(f64, &String)> = known
+        .iter()
+        .map(|id| (strsim::jaro_winkler(&lower, id), id))
+        .filter(|(similarity, _)| *similarity >= 0.8)
+        .collect();
+    near.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let list = format!("`damspel variants` lists all {}", known.len());
+    match near.len() {
+        0 => format!("unknown variant `{name}` ({list})"),
+        _ => {
+            let ids: Vec<&str> = near.iter().take(3).map(|(_, id)| id.as_str()).collect();
+            format!(
+                "unknown variant `{name}`; did you mean {}? ({list})",
+                ids.join(", ")
+            )
+        }
+    }
 }

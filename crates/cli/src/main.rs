@@ -142,6 +142,9 @@ enum Command {
         /// Start from this position (PDN FEN) instead of the start position.
         #[arg(long)]
         fen: Option<String>,
+        /// Playing level, 1 (a beginner can win) to 8 (full strength: --time or --depth).
+        #[arg(long, value_parser = |s: &str| s.parse::<damspel_engine::Level>())]
+        level: Option<damspel_engine::Level>,
     },
     /// Fit the evaluation weights to self-play games (Texel's method) and write a weights file.
     Tune {
@@ -195,8 +198,8 @@ enum Command {
     Match {
         /// Variant id or alias.
         id: String,
-        /// A player: `damspel[:depth=D,time=S,weights=FILE]`, `random`, or `hub:COMMAND` for an
-        /// external Hub engine (e.g. "hub:dame hub"). Give it twice.
+        /// A player: `damspel[:depth=D,time=S,weights=FILE,level=N]` (level 1 to 8), `random`, or
+        /// `hub:COMMAND` for an external Hub engine (e.g. "hub:dame hub"). Give it twice.
         #[arg(long = "engine", value_name = "SPEC")]
         engines: Vec<String>,
         /// Number of games (each opening is played twice, colours swapped): 1 to 1000000.
@@ -395,6 +398,7 @@ fn main() -> ExitCode {
             depth,
             color,
             fen,
+            level,
         } => commands::play::run(
             &catalogue,
             &commands::play::Args {
@@ -403,6 +407,7 @@ fn main() -> ExitCode {
                 depth,
                 color: color.as_deref(),
                 fen: fen.as_deref(),
+                level,
             },
         ),
         Command::Tune {
@@ -495,7 +500,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("damspel: {e:#}");
+            eprintln!("damspel: {}", catalogue::explain(&e));
             ExitCode::FAILURE
         }
     }

@@ -446,3 +446,32 @@ fn the_most_threads_still_keep_the_time() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("bestmove "));
 }
+
+#[test]
+fn a_match_takes_engine_levels() {
+    // Issue 12, item 4: `damspel:level=N` in a match (level 1 against a depth-3 search).
+    let out = damspel(&[
+        "match",
+        "turkish",
+        "--engine",
+        "damspel:level=1",
+        "--engine",
+        "damspel:depth=3",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(v["games"], 2);
+    assert_eq!(v["engines"][0], "damspel:level=1");
+    for bad in ["damspel:level=0", "damspel:level=9", "damspel:level=x"] {
+        let out = damspel(&["match", "turkish", "--engine", bad, "--engine", "random"]);
+        assert!(!out.status.success(), "{bad}");
+        assert!(
+            stderr(&out).contains("from 1 to 8"),
+            "{bad}: {}",
+            stderr(&out)
+        );
+    }
+}

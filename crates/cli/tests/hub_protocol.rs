@@ -615,3 +615,33 @@ fn overlong_lines_are_refused_without_reading_them_whole() {
     assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
     assert!(hub.close().success());
 }
+
+#[test]
+fn the_level_parameter_is_declared_checked_and_played() {
+    // Issue 12, item 4: levels 1 to 8 through `set-param name=level`.
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until(|l| l == "wait", Duration::from_secs(10));
+    assert!(
+        lines.contains(&"param name=level value=8 type=int min=1 max=8".to_string()),
+        "{lines:?}"
+    );
+    for bad in ["0", "9", "easy"] {
+        hub.send(&format!("set-param name=level value={bad}"));
+        let lines = hub.ping();
+        assert!(lines[0].starts_with("error "), "{bad}: {lines:?}");
+    }
+    hub.send("set-param name=level value=1");
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    hub.send("new-game");
+    hub.send(&format!("pos pos={START}"));
+    // Level 1 searches each root move to depth 1, whatever the GUI's depth.
+    let lines = hub.think("level depth=6");
+    let mv = value(lines.last().unwrap(), "move").unwrap_or_else(|| panic!("{lines:?}"));
+    let (from, _) = mv.split_once('-').unwrap();
+    assert!((31..=35).contains(&from.parse::<u32>().unwrap()), "{mv}");
+    let info = lines.iter().rfind(|l| l.starts_with("info ")).unwrap();
+    assert_eq!(value(info, "depth"), Some("1"), "{lines:?}");
+    assert!(hub.close().success());
+}

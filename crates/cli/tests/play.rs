@@ -246,3 +246,67 @@ fn odd_input_never_breaks_the_game() {
     );
     assert!(out.contains("End of input"), "{out}");
 }
+
+#[test]
+fn save_counts_moves_not_half_moves() {
+    // Issue 12, item 8: after 1. d3-d4 and Damspel's reply the game has one move (two plies).
+    let dir = std::env::temp_dir().join(format!("damspel-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("game.pdn");
+    let input = format!("d3-d4\nsave {}\n", pdn.display());
+    let run = play(&["turkish", "--depth", "1"], input.as_bytes());
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains(" (1 move, 2 plies)."), "{}", run.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_unknown_variant_suggests_the_nearest_ids() {
+    // Issue 12, item 8: not the whole list of ids, the near ones.
+    let run = play(&["turkis"], b"");
+    assert!(!run.ok);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("did you mean turkish"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("babylonian"), "{}", run.stderr);
+    let run = play(&["frisian"], b"");
+    assert!(!run.ok);
+    assert!(
+        run.stderr.contains("unknown variant `frisian`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("damspel variants"), "{}", run.stderr);
+    assert!(!run.stderr.contains("babylonian-c"), "{}", run.stderr);
+}
+
+#[test]
+fn the_engine_shows_one_status_line_per_move() {
+    // Issue 12, item 8: no table of iterations after every move, one line.
+    let run = play(&["turkish", "--depth", "6"], b"d3-d4\nquit\n");
+    assert!(run.ok, "{}", run.stderr);
+    let out = &run.stdout;
+    let plays = out
+        .lines()
+        .find(|l| l.starts_with("Damspel plays 1... "))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(plays.contains("depth 6"), "{plays}");
+    assert!(!out.contains("depth  1"), "{out}");
+    assert!(!out.contains("Damspel is thinking"), "{out}");
+}
+
+#[test]
+fn play_takes_a_level() {
+    let run = play(&["turkish", "--level", "1"], b"d3-d4\nquit\n");
+    assert!(run.ok, "{}", run.stderr);
+    assert!(run.stdout.contains("level 1"), "{}", run.stdout);
+    assert!(run.stdout.contains("Damspel plays 1... "), "{}", run.stdout);
+    for bad in ["0", "9", "x"] {
+        let run = play(&["turkish", "--level", bad], b"");
+        assert!(!run.ok);
+        assert!(run.stderr.contains("1 to 8"), "{}", run.stderr);
+    }
+}

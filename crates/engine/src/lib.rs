@@ -2,12 +2,14 @@
 //! does no I/O: progress goes to a `Reporter`, results are returned.
 
 pub mod eval;
+pub mod level;
 pub mod score;
 pub mod search;
 pub mod tt;
 pub mod tune;
 
 pub use eval::{Evaluator, Weights};
+pub use level::{Level, LevelError};
 pub use score::{Score, ScoreKind};
 pub use search::{
     Clock, Engine, Info, Limits, Reporter, SearchResult, Silent, MAX_DEPTH, MAX_THREADS,

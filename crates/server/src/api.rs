@@ -10,6 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::Json;
+use damspel_engine::Level;
 use damspel_notation::pdn::VariantDecider;
 use damspel_rules::describe::{catalogue_order, family_description, FAMILIES};
 use damspel_rules::{with_rules, Catalogue, Color, Position, Squares, Variant};
@@ -452,6 +453,8 @@ pub struct NewGame {
     #[serde(default = "engine")]
     black: Seat,
     engine_time: Option<f64>,
+    /// The engine's playing level, 1 to 8 (default 8, full strength).
+    level: Option<u32>,
 }
 
 fn human() -> Seat {
@@ -504,6 +507,10 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         ));
     }
     let engine_time = engine_time(body.engine_time)?;
+    let level = match body.level {
+        None => Level::FULL,
+        Some(n) => Level::new(n).map_err(|e| ApiError::unprocessable(e.to_string()))?,
+    };
     let mut claims = Vec::new();
     let mut tags = Vec::new();
     let (v, start_fen, moves) = match (&body.fen, pdn) {
@@ -564,6 +571,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         white: body.white,
         black: body.black,
         engine_time,
+        level: level.number(),
         start_fen,
         created: stamp.clone(),
         updated: stamp,
@@ -743,6 +751,13 @@ pub struct Think {
     time: Option<f64>,
 }
 
+/// What a search is for.
+#[derive(Clone, Copy)]
+enum Purpose {
+    Move,
+    Hint,
+}
+
 /// Runs a search on the game's current position, streaming its progress. The search holds its
 /// slot until it has returned; a client that goes away stops it.
 async fn think(
@@ -750,6 +765,7 @@ async fn think(
     id: &str,
     who: &Presented,
     time: Option<f64>,
+    purpose: Purpose,
 ) -> AppResult<session::SearchOutcome> {
     let slot = app.game(id).await?;
     let cancel = Cancel::new();
@@ -770,7 +786,12 @@ async fn think(
             Some(_) => engine_time(time)?,
             None => s.meta().engine_time,
         };
-        s.search_job(Duration::from_secs_f64(time), cancel.clone())
+        // The game's level plays the engine's moves; hints are always at full strength.
+        let level = match purpose {
+            Purpose::Move => Level::new(s.meta().level.into()).unwrap_or(Level::FULL),
+            Purpose::Hint => Level::FULL,
+        };
+        s.search_job(Duration::from_secs_f64(time), level, cancel.clone())
     };
     let sender = app.sender(id);
     app.searches
@@ -823,7 +844,7 @@ pub async fn engine_move(
     let who = Presented::from_headers(&headers);
     let claimed = claim_if_free(&app, &id, &who).await?;
     let who = with_claim(&who, &claimed);
-    let outcome = think(&app, &id, &who, body.time).await?;
+    let outcome = think(&app, &id, &who, body.time, Purpose::Move).await?;
     let mut state = app
         .change(&id, who, Need::AnySeat, move |s| {
             if s.position_hash() != outcome.position_hash {
@@ -850,7 +871,7 @@ pub async fn hint(
     let who = Presented::from_headers(&headers);
     let claimed = claim_if_free(&app, &id, &who).await?;
     let who = with_claim(&who, &claimed);
-    let outcome = think(&app, &id, &who, body.time).await?;
+    let outcome = think(&app, &id, &who, body.time, Purpose::Hint).await?;
     let mut answer = json!({
         "move": outcome.best_notation,
         "full": outcome.best_full,

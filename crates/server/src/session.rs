@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use damspel_engine::{Engine, Info, Limits, ScoreKind};
+use damspel_engine::{Engine, Info, Level, Limits, ScoreKind};
 use damspel_notation::pdn::{tag_value, GameResult, PdnGame};
 use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
@@ -41,6 +41,8 @@ pub struct Meta {
     pub white: Seat,
     pub black: Seat,
     pub engine_time: f64,
+    /// The engine's playing level in this game, 1 to 8 (8: full strength at `engine_time`).
+    pub level: u8,
     pub start_fen: String,
     pub created: String,
     pub updated: String,
@@ -144,8 +146,9 @@ pub trait Session: Send {
     fn outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
-    /// A search of the current position for at most `time`, stopped early by `cancel`.
-    fn search_job(&self, time: Duration, cancel: Arc<Cancel>) -> SearchJob;
+    /// A search of the current position for at most `time` at `level` (`Level::FULL` for
+    /// hints), stopped early by `cancel`.
+    fn search_job(&self, time: Duration, level: Level, cancel: Arc<Cancel>) -> SearchJob;
 }
 
 #[derive(Clone)]
@@ -170,6 +173,12 @@ pub fn open(
     if !(t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME) {
         return Err(ApiError::unprocessable(format!(
             "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {t}"
+        )));
+    }
+    if !(1..=8).contains(&meta.level) {
+        return Err(ApiError::unprocessable(format!(
+            "level must be from 1 to 8, not {}",
+            meta.level
         )));
     }
     with_rules!(variant, |rules| {
@@ -423,6 +432,7 @@ impl<B: Bits> Session for GameSession<B> {
     fn pdn(&self) -> String {
         let seat = |s: Seat| match s {
             Seat::Human => "human".to_string(),
+            Seat::Engine if self.meta.level < 8 => format!("Damspel (level {})", self.meta.level),
             Seat::Engine => format!("Damspel ({} s/move)", self.meta.engine_time),
         };
         // An imported game keeps its own tags; the writer decides the rest (result, variant,
@@ -463,8 +473,14 @@ impl<B: Bits> Session for GameSession<B> {
         .to_pdn()
     }
 
-    fn search_job(&self, time: Duration, cancel: Arc<Cancel>) -> SearchJob {
+    fn search_job(&self, time: Duration, level: Level, cancel: Arc<Cancel>) -> SearchJob {
         let game = self.game.clone();
+        // Each move of a game draws from its own seed (the level mixes in the position).
+        let seed = self
+            .meta
+            .id
+            .bytes()
+            .fold(0u64, |h, b| h.rotate_left(5) ^ u64::from(b));
         Box::new(move |report: &mut dyn FnMut(Value)| {
             let rules = game.rules_arc();
             let pos = *game.position();
@@ -490,7 +506,13 @@ impl<B: Bits> Session for GameSession<B> {
                     "pv": line(&info.pv),
                 }));
             };
-            let result = engine.search(&game, &Limits::move_time(time), &mut on_info);
+            let result = level.choose(
+                &mut engine,
+                &game,
+                &Limits::move_time(time),
+                seed,
+                &mut on_info,
+            );
             let legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
             let g = &rules.variant().geometry;
             let best = result.best.and_then(|mv| legal.iter().find(|d| d.mv == mv));

@@ -159,6 +159,11 @@ impl Store {
                 created TEXT NOT NULL
             );",
         )?;
+        // And the engine's level (NULL in older rows: full strength).
+        let has_level = conn.prepare("SELECT level FROM games LIMIT 0").is_ok();
+        if !has_level {
+            conn.execute_batch("ALTER TABLE games ADD COLUMN level INTEGER;")?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -175,8 +180,8 @@ impl Store {
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
                  white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14",
             params![
@@ -194,7 +199,8 @@ impl Store {
                 m.updated,
                 m.keys.white,
                 m.keys.black,
-                tags_text(&m.tags)
+                tags_text(&m.tags),
+                m.level
             ],
         )?;
         Ok(())
@@ -208,7 +214,7 @@ impl Store {
         let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
@@ -224,6 +230,7 @@ impl Store {
                                 white: Seat::Human,
                                 black: Seat::Human,
                                 engine_time: r.get(5)?,
+                                level: r.get::<_, Option<u8>>(15)?.unwrap_or(8),
                                 created: r.get(10)?,
                                 updated: r.get(11)?,
                                 tags: Vec::new(),

@@ -38,7 +38,8 @@
  *   editor-start, editor-check, editor-play, editor-exit.
  * New game dialog `[data-dialog="new-game"]`: variant entries `[data-variant="turkish"]`,
  *   radios `[data-opponent="engine|human"]`, `[data-color="white|black|random"]`,
- *   `[data-field="engine-time"]` (seconds), presets `[data-time]`.
+ *   `[data-field="engine-time"]` (seconds), presets `[data-time]`, `[data-field="engine-level"]`
+ *   (a select, 1 to 8).
  * Editor: tools `[data-tool="white-man|white-king|black-man|black-king|erase"]`, fields
  *   data-field = editor-variant, editor-side (W|B), editor-fen, editor-players
  *   (human-human|human-engine|engine-human); `[data-role="editor-msg"]` gets data-ok="true|false"
@@ -1250,6 +1251,7 @@ function syncNewGameForm() {
   $('[data-role="strength"]').disabled = !engine;
   $('[data-role="color-choice"]').classList.toggle('off', !engine);
   $('[data-role="strength"]').classList.toggle('off', !engine);
+  $('[data-role="level"]').disabled = !engine;
   const t = parseFloat($('[data-field="engine-time"]').value);
   $$('[data-time]').forEach((c) => c.classList.toggle('on', parseFloat(c.getAttribute('data-time')) === t));
 }
@@ -1263,6 +1265,7 @@ function openNewGame() {
   const col = $(`[data-color="${st.color}"]`) || $('[data-color="white"]');
   col.checked = true;
   $('[data-field="engine-time"]').value = st.time;
+  $('[data-field="engine-level"]').value = String(st.level || 8);
   syncNewGameForm();
   openDialog('new-game');
   pickVariant(S.pick);
@@ -1271,7 +1274,7 @@ function openNewGame() {
 }
 
 async function startGame(opts) {
-  const { variant, opponent, color, time, fen } = opts;
+  const { variant, opponent, color, time, fen, level } = opts;
   let white = 'human';
   let black = 'human';
   let side = color;
@@ -1281,7 +1284,8 @@ async function startGame(opts) {
     else white = 'engine';
   }
   const t = Math.min(Math.max(Number(time) || 1, 0.01), 10);
-  const state = await api('POST', '/api/games', { variant, fen: fen || null, white, black, engine_time: t });
+  const lv = Math.min(Math.max(Math.round(Number(level)) || 8, 1), 8);
+  const state = await api('POST', '/api/games', { variant, fen: fen || null, white, black, engine_time: t, level: lv });
   await showVariant(state.variant);
   S.flipped = white === 'engine' && black === 'human';
   if (S.mode === 'editor') exitEditor(false);
@@ -1299,11 +1303,12 @@ async function startFromDialog() {
   const opponent = $('[data-opponent="engine"]').checked ? 'engine' : 'human';
   const color = $('[data-color="black"]').checked ? 'black' : $('[data-color="random"]').checked ? 'random' : 'white';
   const time = parseFloat($('[data-field="engine-time"]').value) || 1;
-  S.settings = { ...S.settings, variant, opponent, color, time };
+  const level = Number($('[data-field="engine-level"]').value) || 8;
+  S.settings = { ...S.settings, variant, opponent, color, time, level };
   saveSettings();
   try {
     closeDialogs();
-    await startGame({ variant, opponent, color, time });
+    await startGame({ variant, opponent, color, time, level });
   } catch (err) {
     toast(`Could not start the game: ${err.message}`);
   }
@@ -1316,7 +1321,7 @@ async function rematch() {
   const color = g.white === 'human' ? 'white' : 'black';
   const fen = g.start_fen !== S.detail?.start_fen ? g.start_fen : null;
   try {
-    await startGame({ variant: g.variant, opponent, color, time: g.engine_time, fen });
+    await startGame({ variant: g.variant, opponent, color, time: g.engine_time, fen, level: g.level });
   } catch (err) {
     toast(err.message);
   }

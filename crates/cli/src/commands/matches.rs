@@ -9,7 +9,7 @@ use damspel_arena::{
     random_openings, read_openings, run_match, EnginePlayer, HubPlayer, MatchConfig, Player,
     PlayerFactory, RandomPlayer, Tally,
 };
-use damspel_engine::{Limits, Weights};
+use damspel_engine::{Level, Limits, Weights};
 use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -34,6 +34,8 @@ pub enum Spec {
     /// Damspel with optional depth, time (seconds) and weights file.
     Damspel {
         depth: Option<u32>,
+        /// A playing level 1..=8 (1-7 are bounded by nodes; 8 uses the depth and time).
+        level: Option<Level>,
         time: Option<f64>,
         weights: Option<String>,
         label: String,
@@ -49,7 +51,7 @@ pub enum Spec {
 /// The longest random opening (a random game that long has left the opening long ago).
 const MAX_OPENING_PLIES: usize = 100;
 
-/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `random`,
+/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `damspel:level=3`, `random`,
 /// `hub:COMMAND` (e.g. `hub:dame hub`).
 pub fn parse_spec(text: &str) -> Result<Spec> {
     let (kind, options) = text.split_once(':').unwrap_or((text, ""));
@@ -64,7 +66,7 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
         "random" if options.is_empty() => Ok(Spec::Random),
         "random" => bail!("`random` takes no options (got `{options}`)"),
         "damspel" => {
-            let (mut depth, mut time, mut weights) = (None, None, None);
+            let (mut depth, mut time, mut weights, mut level) = (None, None, None, None);
             for option in options.split(',').filter(|o| !o.is_empty()) {
                 let (key, value) = option
                     .split_once('=')
@@ -94,18 +96,22 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
                         time = Some(t)
                     }
                     "weights" => weights = Some(value.to_string()),
-                    other => bail!("unknown engine option `{other}` (depth, time, weights)"),
+                    "level" => level = Some(value.parse::<Level>()?),
+                    other => {
+                        bail!("unknown engine option `{other}` (depth, time, weights, level)")
+                    }
                 }
             }
             Ok(Spec::Damspel {
                 depth,
+                level,
                 time,
                 weights,
                 label: text.to_string(),
             })
         }
         other => {
-            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE], random or hub:COMMAND")
+            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE,level=N], random or hub:COMMAND")
         }
     }
 }
@@ -167,6 +173,7 @@ fn factory<B: Bits>(
         }
         Spec::Damspel {
             depth,
+            level,
             time,
             weights,
             label,
@@ -186,18 +193,26 @@ fn factory<B: Bits>(
                     limits.depth = d;
                 }
                 (Some(d), _) => limits.depth = Some(d),
+                // Levels 1-7 are bounded by nodes: no default time.
+                (None, None) if level.is_some_and(|l| l < Level::FULL) => {}
                 (None, None) => limits.move_time = Some(Duration::from_millis(100)),
                 (None, Some(t)) => limits.move_time = Some(Duration::from_secs_f64(t)),
             }
             let rules = rules.clone();
-            Arc::new(move |_| {
-                Box::new(EnginePlayer::new(
+            let seed = args.seed.wrapping_mul(31).wrapping_add(seat);
+            Arc::new(move |thread| {
+                let player = EnginePlayer::new(
                     label.clone(),
                     rules.clone(),
                     weights.clone(),
                     limits.clone(),
                     16,
-                )) as Box<dyn Player<B>>
+                );
+                let player = match level {
+                    Some(level) => player.with_level(level, seed + thread as u64 * 1000),
+                    None => player,
+                };
+                Box::new(player) as Box<dyn Player<B>>
             })
         }
     })

@@ -1,8 +1,8 @@
-//! `damspel play ID [--time S | --depth D] [--color white|black] [--fen FEN]`: a game against the
-//! engine in the terminal.
+//! `damspel play ID [--time S | --depth D] [--level N] [--color white|black] [--fen FEN]`: a
+//! game against the engine in the terminal.
 //!
 //! The human enters moves in the variant's notation (or as from and to squares) and commands
-//! (`help` lists them); the engine shows each iteration of its search, then its move. The board
+//! (`help` lists them); the engine shows its search on one status line, then its move. The board
 //! is drawn from the human's side with the last move marked. End of input leaves the game.
 
 use std::io::{self, BufRead, IsTerminal, Write};
@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
-use damspel_engine::{Engine, Info, Limits, Silent};
+use damspel_engine::{Engine, Info, Level, Limits, Silent};
 use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
@@ -30,6 +30,8 @@ pub struct Args<'a> {
     /// The human's colour (default white).
     pub color: Option<&'a str>,
     pub fen: Option<&'a str>,
+    /// Playing level (None: full strength).
+    pub level: Option<Level>,
 }
 
 /// Seconds per engine move when neither --time nor --depth is given.
@@ -67,12 +69,21 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, args: &Args, human: Color, limits: Limits
         bail!("the game is over in this position: {outcome}");
     }
     let strength = match (args.time, args.depth) {
+        _ if args.level.is_some_and(|l| l < Level::FULL) => {
+            format!("plays at level {} of 8", args.level.unwrap_or(Level::FULL))
+        }
         (Some(t), Some(d)) => format!("thinks up to {} a move, at most depth {d}", seconds(t)),
         (None, Some(d)) => format!("searches to depth {d}"),
         (Some(t), None) => format!("thinks {} a move", seconds(t)),
         (None, None) => format!("thinks {} a move", seconds(DEFAULT_SECONDS)),
     };
+    let strength = match args.level {
+        Some(Level::FULL) => format!("plays at level 8 of 8 (full strength): it {strength}"),
+        _ => strength,
+    };
     let mut session = Session {
+        level: args.level.unwrap_or(Level::FULL),
+        seed: seed(),
         engine: Engine::new(rules.clone(), HASH_MB),
         rules,
         game,
@@ -90,6 +101,13 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, args: &Args, human: Color, limits: Limits
     session.run()
 }
 
+/// The seed of a game's draws at the low levels: the clock (each game differs).
+fn seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 fn seconds(t: f64) -> String {
     format!("{t} s")
 }
@@ -105,6 +123,9 @@ struct Session<B: Bits> {
     game: Game<B>,
     engine: Engine<B>,
     limits: Limits,
+    /// The engine's playing level, and the seed of its draws below level 8.
+    level: Level,
+    seed: u64,
     human: Color,
     view: BoardView,
     /// Input is not typed at a terminal: echo each line after the prompt, as a transcript.
@@ -423,14 +444,33 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
                 .unwrap_or_default(),
         };
         match std::fs::write(path, pdn.to_pdn()) {
-            Ok(()) => writeln!(
-                out(),
-                "Game saved to {path} ({} moves).",
-                self.game.moves().len()
-            )?,
+            Ok(()) => writeln!(out(), "Game saved to {path} ({}).", self.length())?,
             Err(e) => writeln!(out(), "Cannot write {path}: {e}")?,
         }
         Ok(())
+    }
+
+    /// "3 moves, 5 plies": moves as PDN numbers them (a move is one of each side's).
+    fn length(&self) -> String {
+        let plies = self.game.moves().len();
+        let moves = match plies {
+            0 => 0,
+            n => {
+                let number = |label: String| {
+                    label
+                        .trim_end_matches('.')
+                        .parse::<usize>()
+                        .expect("a move number")
+                };
+                number(self.move_label(n - 1)) - number(self.move_label(0)) + 1
+            }
+        };
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        format!(
+            "{}, {}",
+            plural(moves, "move"),
+            plural(plies, "ply").replace("plys", "plies")
+        )
     }
 
     /// A move of the human, as typed.
@@ -481,20 +521,36 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
         let (mv, note) = if legal.len() == 1 {
             (legal[0], "  (the only legal move)".to_string())
         } else {
-            writeln!(out(), "Damspel is thinking (scores in men for {side}):")?;
+            // One status line, rewritten in place at a terminal (nothing when the output is a
+            // file or a pipe): the move line below says what the search found.
             let rules = &self.rules;
-            let width = if self.terminal { terminal_width() } else { 0 };
+            let terminal = self.terminal;
+            let width = if terminal { terminal_width() } else { 0 };
             let mut report = |info: &Info<B>| {
+                if !terminal {
+                    return;
+                }
                 let pv = line_notation(rules, &pos, &info.pv);
                 let head = format!(
-                    "  depth {:>2}  score {:>10}  {:>6.2} s  ",
+                    "  thinking: depth {}  score {}  {:.1} s  ",
                     info.depth,
                     score_text(info.score.kind()),
                     info.elapsed.as_secs_f64()
                 );
-                let _ = writeln!(out(), "{}", fit(&head, &pv, width));
+                let mut o = out();
+                let _ = write!(o, "\r\x1b[2K{}", fit(&head, &pv, width));
+                let _ = o.flush();
             };
-            let result = self.engine.search(&self.game, &self.limits, &mut report);
+            let result = self.level.choose(
+                &mut self.engine,
+                &self.game,
+                &self.limits,
+                self.seed,
+                &mut report,
+            );
+            if terminal {
+                write!(out(), "\r\x1b[2K")?;
+            }
             let Some(best) = result.best else {
                 bail!("the engine found no move in a position that has legal moves");
             };

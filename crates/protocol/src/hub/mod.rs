@@ -27,5 +27,5 @@ pub use parse::{
 pub use print::quote;
 pub use session::{
     apply_param, declare, info_response, score_in_men, Action, Identity, Limits, Params,
-    SearchOrder, SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME,
+    SearchOrder, SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME, MAX_LEVEL,
 };

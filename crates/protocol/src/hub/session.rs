@@ -37,11 +37,15 @@ pub struct Params {
     pub threads: u32,
     /// Transposition table size in MiB.
     pub hash_mb: u32,
+    /// Playing level, 1 (a beginner can win) to [`MAX_LEVEL`] (full strength).
+    pub level: u32,
 }
 
 /// The protocol's own bounds; an engine declares its own maxima within them ([`Limits`]).
 pub const MAX_THREADS: u32 = 256;
 pub const MAX_HASH_MB: u32 = 65_536;
+/// Damspel's playing levels are 1 to 8; 8 is full strength.
+pub const MAX_LEVEL: u32 = 8;
 
 /// The largest `threads` and `hash` the engine can honour on this machine (the driver knows
 /// the engine and the machine; the state machine only checks against them).
@@ -114,6 +118,14 @@ pub fn declare(identity: &Identity, params: &Params) -> Vec<Response> {
                 max: identity.limits.max_hash_mb.into(),
             },
         }),
+        Response::Param(ParamDecl {
+            name: "level".into(),
+            value: params.level.to_string(),
+            kind: ParamKind::Int {
+                min: 1,
+                max: MAX_LEVEL.into(),
+            },
+        }),
         Response::Wait,
     ]
 }
@@ -152,6 +164,7 @@ pub fn apply_param(
         },
         "threads" => params.threads = int(identity.limits.max_threads.min(MAX_THREADS))?,
         "hash" => params.hash_mb = int(identity.limits.max_hash_mb.min(MAX_HASH_MB))?,
+        "level" => params.level = int(MAX_LEVEL)?,
         _ => {}
     }
     Ok(())
@@ -554,6 +567,7 @@ mod tests {
                 variant_chosen: false,
                 threads: 1,
                 hash_mb: 64,
+                level: MAX_LEVEL,
             },
             limits: Limits {
                 max_threads: 64,
@@ -597,6 +611,7 @@ mod tests {
         assert!(text[1].contains(" international ") && text[1].contains(" killer"));
         assert_eq!(text[2], "param name=threads value=1 type=int min=1 max=64");
         assert_eq!(text[3], "param name=hash value=64 type=int min=1 max=4096");
+        assert_eq!(text[4], "param name=level value=8 type=int min=1 max=8");
         assert_eq!(text.last().unwrap(), "wait");
 
         assert_eq!(
@@ -637,7 +652,8 @@ mod tests {
                     variant: "american".into(),
                     variant_chosen: true,
                     threads: 2,
-                    hash_mb: 16
+                    hash_mb: 16,
+                    level: MAX_LEVEL
                 },
                 announce: true,
                 pending: None

@@ -575,6 +575,7 @@ fn build_identity() -> Identity {
             variant_chosen: false,
             threads: 1,
             hash_mb: 64,
+            level: 8,
         },
         limits: Limits::default(),
     }

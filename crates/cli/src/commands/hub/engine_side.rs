@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use damspel_engine::{Clock, Engine, Info, Limits, Reporter, ScoreKind, SearchResult};
+use damspel_engine::{
+    Clock, Engine, Info, Level as Strength, Limits, Reporter, ScoreKind, SearchResult,
+};
 use damspel_protocol::hub::{
     info_response, write_move, Action, Command, GoMode, HubError, Identity, Level, Params,
     Response, SearchOrder, SearchScore, Session, Setup, SetupStep,
@@ -167,6 +169,11 @@ impl Side {
         pending: Vec<Command>,
     ) -> End {
         let mut engine = Some(self.build_engine(&rules, &mut params));
+        // The `level` parameter (checked by the protocol: 1 to 8), and the seed of its draws.
+        let strength = Strength::new(params.level).unwrap_or(Strength::FULL);
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
         let mut session = Session::new(identity.clone(), params.clone(), rules.clone());
         let mut running: Option<Running<B>> = None;
         let mut actions: VecDeque<Action<B>> = session.resume(pending).into();
@@ -186,7 +193,7 @@ impl Side {
                         }
                     }
                     Action::Search(order) => match engine.take() {
-                        Some(e) => match self.start_search(e, order) {
+                        Some(e) => match self.start_search(e, order, strength, seed) {
                             Ok(r) => running = Some(r),
                             Err(e) => {
                                 // The desk has answered this `go` already: end it unsearched.
@@ -286,6 +293,8 @@ impl Side {
         &self,
         mut engine: Engine<B>,
         order: SearchOrder<B>,
+        strength: Strength,
+        seed: u64,
     ) -> Result<Running<B>, Engine<B>> {
         let stop = engine.stop_flag();
         let limits = limits(&order.level, order.mode);
@@ -323,7 +332,7 @@ impl Side {
                 rules: &rules,
                 shared: &shared,
             };
-            let result = engine.search(&order.game, &limits, &mut report);
+            let result = strength.choose(&mut engine, &order.game, &limits, seed, &mut report);
             (engine, result)
         });
         Ok(Running { handle, stop })

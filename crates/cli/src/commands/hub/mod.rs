@@ -79,6 +79,7 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
             variant_chosen: false,
             threads: 1,
             hash_mb: 64,
+            level: damspel_protocol::hub::MAX_LEVEL,
         },
         limits: Limits {
             max_threads: crate::machine::max_threads() as u32,

@@ -767,17 +767,32 @@ pub async fn goto(
     ))
 }
 
-/// Moves a variation one place up (to the main line if it was the first variation).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Promote {
+    node: usize,
+    /// Make its line the main line at once (else: one place up).
+    #[serde(default)]
+    main: bool,
+}
+
+/// Moves a variation one place up (to the main line if it was the first variation), or with
+/// `main` makes it the main line.
 pub async fn promote(
     State(app): App,
     Path(id): Path<String>,
     headers: HeaderMap,
-    Body(body): Body<NodeRef>,
+    Body(body): Body<Promote>,
 ) -> AppResult<Json<Value>> {
     let who = Presented::from_headers(&headers);
     Ok(Json(
-        app.change(&id, who, Need::AnySeat, move |s| s.promote(body.node))
-            .await?,
+        app.change(&id, who, Need::AnySeat, move |s| {
+            s.promote(body.node)?;
+            // Each step moves a line up one place; a tree has fewer places than nodes.
+            while body.main && s.promote(body.node).is_ok() {}
+            Ok(())
+        })
+        .await?,
     ))
 }
 

@@ -659,16 +659,46 @@ fn line_text<B: Bits>(rules: &Rules<B>, pos: &Position<B>, line: &[Move<B>]) -> 
         .collect()
 }
 
-/// Sends an iteration's lines (MultiPV) as one `info` message.
+/// A line of an analysis as the page shows it: score, moves, and the first move's squares.
+fn line_json<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    score: ScoreKind,
+    pv: &[Move<B>],
+) -> Value {
+    let g = &rules.variant().geometry;
+    let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let first = pv.first().and_then(|m| legal.iter().find(|d| d.mv == *m));
+    json!({
+        "score": score_json(score),
+        "pv": line_text(rules, pos, pv),
+        "full": first.map(|d| full_path(g, d)),
+        "from": first.map(|d| g.name(d.mv.from())),
+        "to": first.map(|d| g.name(d.mv.to())),
+        "path": first.map(|d| d.path.iter().map(|&s| g.name(s)).collect::<Vec<_>>()),
+    })
+}
+
+/// Sends each iteration, with its lines (one, or MultiPV's), as one `info` message.
 struct LinesReport<'a, 'b, B: Bits> {
     rules: &'a Rules<B>,
     pos: Position<B>,
     report: &'a mut dyn FnMut(Value),
+    /// The last iteration's lines.
     last: &'b mut Vec<Value>,
+    multipv: bool,
 }
 
 impl<B: Bits> Reporter<B> for LinesReport<'_, '_, B> {
     fn iteration(&mut self, info: &Info<B>) {
+        if !self.multipv {
+            *self.last = vec![line_json(
+                self.rules,
+                &self.pos,
+                info.score.kind(),
+                &info.pv,
+            )];
+        }
         (self.report)(json!({
             "depth": info.depth,
             "score": score_json(info.score.kind()),
@@ -680,23 +710,9 @@ impl<B: Bits> Reporter<B> for LinesReport<'_, '_, B> {
     }
 
     fn lines(&mut self, _depth: u32, lines: &[PvLine<B>]) {
-        let g = &self.rules.variant().geometry;
-        let legal = self
-            .rules
-            .legal_moves_detailed(&self.pos, Duplicates::Merge);
         *self.last = lines
             .iter()
-            .map(|l| {
-                let first = l.pv.first().and_then(|m| legal.iter().find(|d| d.mv == *m));
-                json!({
-                    "score": score_json(l.score.kind()),
-                    "pv": line_text(self.rules, &self.pos, &l.pv),
-                    "full": first.map(|d| full_path(g, d)),
-                    "from": first.map(|d| g.name(d.mv.from())),
-                    "to": first.map(|d| g.name(d.mv.to())),
-                    "path": first.map(|d| d.path.iter().map(|&s| g.name(s)).collect::<Vec<_>>()),
-                })
-            })
+            .map(|l| line_json(self.rules, &self.pos, l.score.kind(), &l.pv))
             .collect();
     }
 }
@@ -1073,6 +1089,7 @@ impl<B: Bits> Session for GameSession<B> {
                     pos,
                     report,
                     last: &mut lines,
+                    multipv: ask.lines > 1,
                 };
                 engine.search(&game, &Limits::move_time(ask.time), &mut reporter)
             };

@@ -766,3 +766,124 @@ e2e('analysis board: three lines with arrows, the analysis follows a move, phone
   await page.waitForFunction(() => document.getElementById('board').dataset.analysis === 'off');
   await closePage(page);
 });
+
+/* issue 12, item 8: the page's bugs, each checked as a player meets it */
+
+e2e('bug: a search in the variant picker hides the picked variant, Play starts the one shown', async () => {
+  const page = await openPage();
+  await openNewGameDialog(page);
+  await page.click('[data-dialog="new-game"] [data-variant="international"]');
+  await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
+  // A search with one match (the page's filter: id, name, description, aliases).
+  const { variants } = await api('GET', '/api/variants');
+  const hits = (q) => variants.filter((v) => `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q));
+  const only = variants.map((v) => v.id).find((id) => id !== 'international' && hits(id).length === 1);
+  assert.ok(only, 'some variant is found alone by its id');
+  await page.fill('[data-field="variant-filter"]', only);
+  await page.waitForFunction(() => !document.querySelector('[data-role="variant-list"] [data-variant="international"]'));
+  await page.click('[data-opponent="human"]');
+  const old = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((o) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.gameId !== '' && d.gameId !== o;
+  }, old);
+  assert.equal((await board(page)).variant, only, 'the variant the list showed');
+  await closePage(page);
+});
+
+e2e('bug: the editor header names the editor variant; the rules show no internal source notes', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.click('[data-action="editor"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'editor');
+  await page.selectOption('[data-field="editor-variant"]', 'turkish');
+  await page.waitForFunction(() => document.getElementById('board').dataset.variant === 'turkish');
+  const turkish = await api('GET', '/api/variants/turkish');
+  assert.equal(await page.textContent('[data-role="variant-title"]'), turkish.name);
+  await page.click('[data-action="editor-exit"]');
+  const intl = await api('GET', '/api/variants/international');
+  assert.equal(await page.textContent('[data-role="variant-title"]'), intl.name);
+  await page.click('[data-action="rules"]');
+  await page.waitForSelector('[data-dialog="rules"][open]');
+  const rules = await page.textContent('[data-role="rules-body"]');
+  assert.ok(rules.length > 200, rules);
+  assert.ok(!/Rule book block|seed|Ludii|\.lud\b/i.test(rules), `internal notes shown: ${rules}`);
+  await page.click('[data-dialog="rules"] [data-action="close"]');
+  await closePage(page);
+});
+
+e2e('bug: after undo the engine lines and eval bar of the earlier position are gone; a reloaded paused game stays paused', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'engine', color: 'white', time: 0.2 });
+  let b = await waitTurn(page);
+  await playMove(page, b.legal[0]);
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
+  b = await waitTurn(page);
+  assert.notEqual(await page.textContent('[data-role="engine-depth"]'), '–', 'the engine reported');
+  await page.click('[data-action="undo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+  await waitTurn(page);
+  assert.equal(await page.textContent('[data-role="engine-depth"]'), '–');
+  assert.equal(await page.getAttribute('[data-role="evalbar"]', 'data-score'), '');
+  assert.equal(await page.textContent('[data-role="engine-pv"]'), '');
+  // Redo one move: the engine is to move, in the past. Reloaded, nothing moves, the line stays.
+  await page.click('[data-action="redo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  await page.reload();
+  await page.waitForSelector('html[data-ready="true"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'play');
+  b = await board(page);
+  assert.equal(b.ply, 1);
+  assert.equal(b.redo, 1, 'the line after it is kept');
+  assert.equal(await page.getAttribute('#board', 'data-engine-thinking'), 'false');
+  const state = await api('GET', `/api/games/${b.gameId}`);
+  assert.equal(state.history.length, 1);
+  assert.equal(state.redo, 1);
+  assert.equal(state.engine_to_move, false);
+  await closePage(page);
+});
+
+e2e('bug: a long ambiguous capture is written in full in the move list, not cut off', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  await page.selectOption('[data-field="import-variant"]', 'international');
+  await page.selectOption('[data-field="import-players"]', 'human-human');
+  await page.fill('[data-field="import-text"]', 'W:WK31:B24,27,28,43');
+  await page.click('[data-action="import"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.fen.includes('K31'));
+  const b = await waitTurn(page);
+  const groups = new Map();
+  for (const m of b.legal) groups.set(`${m.from}>${m.to}`, [...(groups.get(`${m.from}>${m.to}`) || []), m]);
+  const shared = [...groups.values()].find((g) => g.length > 1);
+  const move = shared.reduce((a, m) => (m.full.length > a.full.length ? m : a));
+  await clickSquare(page, move.from);
+  await clickSquare(page, move.to);
+  await page.click(`[data-action="pick-route"][data-full="${move.full}"]`);
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  const cell = page.locator('[data-role="movelist"] .mv[data-ply="1"]').first();
+  assert.equal((await cell.textContent()).trim(), move.full);
+  const clipped = await cell.evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+  assert.equal(clipped, false, 'the route is not cut off');
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.equal(await cell.evaluate((el) => el.scrollWidth > el.clientWidth + 1), false, 'nor on a phone');
+  await closePage(page);
+});
+
+e2e('bug: on a phone the editor keeps the board in view', async () => {
+  const page = await openPage({ width: 390, height: 844 });
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.locator('[data-action="editor"]').scrollIntoViewIfNeeded();
+  await page.click('[data-action="editor"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'editor');
+  await page.waitForFunction(() => {
+    const r = document.getElementById('board').getBoundingClientRect();
+    return r.top >= -1 && r.top < window.innerHeight / 2;
+  }, null, { timeout: 5000 });
+  await shot(page, 'editor-phone.png');
+  await closePage(page);
+});

@@ -854,9 +854,14 @@ async function loadGame(id) {
 async function showVariant(id) {
   const d = await variantDetail(id);
   S.detail = d;
+  showTitle(d);
+  return d;
+}
+
+/** The header names the variant on the board (the editor's, while editing). */
+function showTitle(d) {
   $('[data-role="variant-title"]').textContent = d.name;
   document.title = `${d.name} · Damspel`;
-  return d;
 }
 
 function maybeEngine() {
@@ -1236,7 +1241,9 @@ function renderVariantList() {
 }
 
 function rulesHtml(d) {
+  // The Sources section holds the rule book's internal notes (block, seed, files): not for players.
   const sections = (d.rules?.sections || [])
+    .filter((s) => s.title !== 'Sources')
     .map((s) => `<section><h4>${esc(s.title)}</h4><ul>${(s.lines || []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`)
     .join('');
   const rows = Array.isArray(d.rules?.diagram) ? d.rules.diagram : String(d.rules?.diagram || '').split('\n');
@@ -1320,9 +1327,13 @@ async function startGame(opts) {
 }
 
 async function startFromDialog() {
+  // A search may hide the variant picked before it: Play starts what the list shows (the only
+  // match of the search), never a hidden variant.
+  const shown = $$('[data-role="variant-list"] [data-variant]').map((b) => b.getAttribute('data-variant'));
+  if (S.pick && !shown.includes(S.pick)) S.pick = shown.length === 1 ? shown[0] : null;
   const variant = S.pick;
   if (!variant) {
-    toast('Pick a variant first.', 'info');
+    toast(shown.length ? 'Pick one of the variants shown first.' : 'No variant matches the search.', 'info');
     return;
   }
   const opponent = $('[data-opponent="engine"]').checked ? 'engine' : 'human';
@@ -1569,11 +1580,14 @@ async function enterEditor() {
   renderRouteChoice();
   renderStatus();
   renderResult();
-  $('[data-role="editor-panel"]').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  // Side by side the panel is brought into view; stacked (a phone), the board stays in view.
+  if (window.matchMedia('(max-width: 980px)').matches) $('#board').scrollIntoView({ block: 'start' });
+  else $('[data-role="editor-panel"]').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 }
 
 function exitEditor(render = true) {
   S.mode = S.game ? 'play' : 'preview';
+  if (S.detail) showTitle(S.detail);
   $('[data-role="editor-panel"]').hidden = true;
   document.body.classList.remove('editing');
   if (render) {
@@ -2197,6 +2211,7 @@ function wire() {
   $('[data-field="editor-variant"]').addEventListener('change', async (e) => {
     const d = await variantDetail(e.target.value);
     S.editor.detail = d;
+    showTitle(d);
     const p = parseFen(d, d.start_fen);
     S.editor.pieces = p.pieces;
     S.editor.side = p.side === 'white' ? 'W' : 'B';

@@ -539,13 +539,22 @@ impl<B: Bits> GameSession<B> {
             out.push_str(&format!("{{{c}}} "));
         }
         if let Some(&start) = self.tree.node(0).children.first() {
-            self.write_line(start, 1, offset, &mut out);
+            self.write_line(start, 1, offset, true, &mut out);
         }
         out
     }
 
-    /// Writes the line that starts with node `node` at ply `ply` (1-based).
-    fn write_line(&self, mut node: usize, mut ply: usize, offset: usize, out: &mut String) {
+    /// Writes the line that starts with node `node` at ply `ply` (1-based). `main`: the main
+    /// line, whose first move's variations are written here (a variation's first move's
+    /// siblings are written by the line it branches from).
+    fn write_line(
+        &self,
+        mut node: usize,
+        mut ply: usize,
+        offset: usize,
+        main: bool,
+        out: &mut String,
+    ) {
         let mut number_next = true;
         let mut first = true;
         loop {
@@ -577,11 +586,11 @@ impl<B: Bits> GameSession<B> {
             }
             // The variations of this move (its siblings), written after it; a variation's own
             // first move is written by its line.
-            if !first {
+            if !first || main {
                 let parent = self.tree.node(n.parent);
                 for &v in parent.children.iter().skip(1) {
                     out.push('(');
-                    self.write_line(v, ply, offset, out);
+                    self.write_line(v, ply, offset, false, out);
                     let end = out.trim_end().len();
                     out.truncate(end);
                     out.push_str(") ");

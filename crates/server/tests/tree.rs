@@ -359,3 +359,27 @@ async fn analysis_finds_several_lines() {
     }
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_variation_of_the_first_move_is_exported() {
+    let server = TestServer::start(temp_db("tree-first"), 1).await;
+    let c = reqwest::Client::new();
+    let (id, _) = four_moves(&c, &server).await;
+    let (status, state) = play(&c, &server, &id, json!({"move": "c3-c4", "from": 0})).await;
+    assert_eq!(status, 200, "{state}");
+    let pdn = c
+        .get(server.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let text = pdn.split("\n\n").nth(1).unwrap().replace('\n', " ");
+    assert_eq!(
+        text.trim(),
+        "1. a3-a4 (1. c3-c4) 1... h6-h5 2. b3-b4 g6-g5 *",
+        "{pdn}"
+    );
+    server.stop().await;
+}

@@ -405,6 +405,10 @@ e2e('two people: drag to move, undo, redo, flip, FEN and PDN export, PDN import'
   await page.fill('[data-field="import-text"]', pdn);
   await page.click('[data-action="import"]');
   await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, b.gameId);
+  // An imported game opens at its start; End goes to its last position.
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
   const imported = await waitTurn(page);
   assert.equal(imported.fen, b.fen, 'imported PDN reaches the same position');
   assert.equal(imported.ply, 2);
@@ -430,6 +434,8 @@ e2e('a PDN file of several games: the import lists them and opens the one chosen
   assert.ok(listed.includes('Иванов'), `the file's encoding is read: ${listed}`);
   assert.ok(listed.includes('Eva'), listed);
   await page.click('[data-role="import-games"] [data-action="import-game"][data-number="2"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.variant === 'turkish');
+  await page.keyboard.press('End');
   await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
   const b = await waitTurn(page);
   const state = await api('GET', `/api/games/${b.gameId}`);
@@ -659,6 +665,171 @@ e2e('game review of an imported game: progress, the graph, the blunders marked, 
 // end won. International games of this kind last about 50 moves (docs/strength.md).
 e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
   const HINT_TIME = 0.15;
+
+/* ---------- issue 12: navigation, variations, analysis board (helper C) ---------- */
+
+/** The board's tree attributes: shown node, end of the main line. */
+async function treeAt(page) {
+  return page.evaluate(() => {
+    const d = document.getElementById('board').dataset;
+    return { node: Number(d.node), mainEnd: Number(d.mainEnd), ply: Number(d.ply), fen: d.fen, busy: d.busy === 'true' };
+  });
+}
+
+async function waitNode(page, node) {
+  await page.waitForFunction((n) => {
+    const d = document.getElementById('board').dataset;
+    return d.node === String(n) && d.busy === 'false';
+  }, node);
+  return treeAt(page);
+}
+
+const NAV_PDN = `[Event "Club evening"]
+[White "Alice Arends"]
+[Black "Bob de Boer"]
+[Result "2-0"]
+[GameType "20"]
+
+1. 32-28 {a classic} 19-23 (1... 18-23 {the other} 2. 37-32) 2. 28x19 14x23 3. 33-28 2-0
+`;
+
+e2e('navigation: an imported game opens at its start with names, steps by keys, clicks and wheel, a move in the past starts a variation, the PDN keeps it', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  await page.selectOption('[data-field="import-variant"]', 'international');
+  await page.fill('[data-field="import-text"]', NAV_PDN);
+  const old = (await board(page)).gameId;
+  await page.click('[data-action="import"]');
+  await page.waitForFunction((o) => document.getElementById('board').dataset.gameId !== o, old);
+  let t = await waitNode(page, 0);
+  assert.equal(t.ply, 0, 'opens at the start');
+  const id = (await board(page)).gameId;
+  const state = await api('GET', `/api/games/${id}`);
+  const start = state.fen;
+  assert.equal(await page.textContent('[data-role="info-white"]'), 'Alice Arends');
+  assert.equal(await page.textContent('[data-role="info-black"]'), 'Bob de Boer');
+  assert.equal(await page.textContent('[data-role="info-event"]'), 'Club evening');
+  assert.equal(await page.textContent('[data-role="info-result"]'), '2-0');
+  const status = await page.textContent('[data-role="status"]');
+  assert.ok(status.includes('Alice Arends') && status.includes('Bob de Boer'), status);
+  // The variation and the comments are in the list; captures show their full route.
+  const list = await page.textContent('[data-role="movelist"]');
+  for (const text of ['32-28', '18-23', '37-32', 'a classic', 'the other', '28x19']) assert.ok(list.includes(text), `${text} in ${list}`);
+  // Keys: Right twice, Left once, End, Home.
+  const nodeOf = (n) => state.tree.nodes.find((x) => x.notation === n).id;
+  await page.keyboard.press('ArrowRight');
+  await waitNode(page, nodeOf('32-28'));
+  await page.keyboard.press('ArrowRight');
+  t = await waitNode(page, nodeOf('19-23'));
+  assert.equal(t.ply, 2);
+  await page.keyboard.press('ArrowLeft');
+  await waitNode(page, nodeOf('32-28'));
+  await page.keyboard.press('End');
+  t = await waitNode(page, state.tree.main_end);
+  assert.equal(t.ply, 5);
+  await page.keyboard.press('Home');
+  t = await waitNode(page, 0);
+  assert.equal(t.fen, start);
+  // Clicks on the list: the variation's 37-32.
+  await page.click(`[data-role="movelist"] [data-node="${nodeOf('37-32')}"]`);
+  t = await waitNode(page, nodeOf('37-32'));
+  assert.equal(t.ply, 3);
+  // The wheel over the board: down goes on, up goes back.
+  await page.click(`[data-role="movelist"] [data-node="${nodeOf('19-23')}"]`);
+  await waitNode(page, nodeOf('19-23'));
+  await page.mouse.move(300, 300);
+  const box = await page.locator('#board').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, 120);
+  await waitNode(page, nodeOf('28x19'));
+  await page.mouse.wheel(0, -120);
+  await waitNode(page, nodeOf('19-23'));
+  // A move in the past: after 1. 32-28 19-23, White plays 31-27 instead of 28x19? No: the
+  // capture is compulsory, so go back one more and let Black answer 17-22.
+  await page.keyboard.press('ArrowLeft');
+  await waitNode(page, nodeOf('32-28'));
+  const b = await waitTurn(page);
+  const alt = b.legal.find((m) => m.full === '17-22');
+  assert.ok(alt, `17-22 is legal: ${JSON.stringify(b.legal.map((m) => m.full))}`);
+  await playMove(page, alt);
+  t = await treeAt(page);
+  const after = await api('GET', `/api/games/${id}`);
+  const added = after.tree.nodes.find((n) => n.notation === '17-22');
+  assert.ok(added, 'the new move is in the tree');
+  assert.equal(t.node, added.id);
+  assert.deepEqual(after.tree.nodes[nodeOf('32-28')].children, [nodeOf('19-23'), nodeOf('18-23'), added.id]);
+  assert.equal(after.tree.main_end, state.tree.main_end, 'the game is not destroyed');
+  await page.waitForSelector(`[data-role="movelist"] [data-node="${added.id}"].current`);
+  await shot(page, 'nav-variation.png');
+  // The export writes the new variation.
+  const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
+  assert.ok(pdn.includes('(1... 17-22)'), pdn);
+  assert.ok(pdn.includes('(1... 18-23 {the other} 2. 37-32)'), pdn);
+  await closePage(page);
+});
+
+e2e('analysis board: three lines with arrows, the analysis follows a move, phone and desktop screenshots', async () => {
+  const page = await openPage();
+  // From the editor: the start position of International, analysed.
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.click('[data-action="editor"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'editor');
+  const old = (await board(page)).gameId;
+  await page.click('[data-action="editor-analyse"]');
+  await page.waitForFunction((o) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.gameId !== o && d.analysis === 'on';
+  }, old);
+  await page.selectOption('[data-field="analysis-lines"]', '3');
+  const linesFor = async (node) => {
+    await page.waitForFunction((n) => {
+      const d = document.getElementById('board').dataset;
+      return d.analysisNode === String(n) && Number(d.analysisLines) === 3;
+    }, node, { timeout: 60000 });
+    return page.evaluate(() => ({
+      lines: Array.from(document.querySelectorAll('[data-role="analysis-lines"] [data-line]')).map((l) => l.getAttribute('data-full')),
+      arrows: document.querySelectorAll('#board .arrow.analysis').length,
+      depth: document.querySelector('[data-role="analysis-depth"]').textContent,
+      bar: document.querySelector('[data-role="evalbar"]').getAttribute('data-score'),
+    }));
+  };
+  let b = await waitTurn(page);
+  let a = await linesFor(0);
+  assert.equal(a.lines.length, 3);
+  assert.equal(new Set(a.lines).size, 3, 'three different moves');
+  for (const full of a.lines) assert.ok(b.legal.some((m) => m.full === full), `${full} is legal`);
+  assert.equal(a.arrows, 3, 'an arrow for each line');
+  assert.match(a.depth, /depth \d+/);
+  assert.notEqual(a.bar, '');
+  await shot(page, 'analysis-desktop.png');
+  // A move on the board: the analysis follows the new position.
+  await playMove(page, b.legal.find((m) => m.full === a.lines[0]));
+  const t = await treeAt(page);
+  a = await linesFor(t.node);
+  b = await board(page);
+  for (const full of a.lines) assert.ok(b.legal.some((m) => m.full === full), `${full} is legal after the move`);
+  // The switch hides the engine: no lines, no arrows.
+  await page.click('[data-field="show-engine"]');
+  await page.waitForFunction(() => document.querySelectorAll('#board .arrow.analysis').length === 0);
+  assert.equal(await page.locator('[data-role="analysis-lines"] [data-line]').count(), 0);
+  await page.click('[data-field="show-engine"]');
+  // Phone size.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForFunction(() => document.querySelectorAll('#board .arrow.analysis').length === 3);
+  await shot(page, 'analysis-phone.png', { fullPage: true });
+  // Off: the search stops.
+  await page.click('[data-field="analysis-on"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.analysis === 'off');
+  await closePage(page);
+});
+
+/* issue 12, item 8: the page's bugs, each checked as a player meets it */
+
+e2e('bug: a search in the variant picker hides the picked variant, Play starts the one shown', async () => {
   const page = await openPage();
   await openNewGameDialog(page);
   await page.click('[data-dialog="new-game"] [data-variant="international"]');
@@ -699,3 +870,129 @@ e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
   console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
   await closePage(page);
 }, 120000);
+
+  // A search with one match (the page's filter: id, name, description, aliases).
+  const { variants } = await api('GET', '/api/variants');
+  const hits = (q) => variants.filter((v) => `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q));
+  const only = variants.map((v) => v.id).find((id) => id !== 'international' && hits(id).length === 1);
+  assert.ok(only, 'some variant is found alone by its id');
+  await page.fill('[data-field="variant-filter"]', only);
+  await page.waitForFunction(() => !document.querySelector('[data-role="variant-list"] [data-variant="international"]'));
+  await page.click('[data-opponent="human"]');
+  const old = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((o) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.gameId !== '' && d.gameId !== o;
+  }, old);
+  assert.equal((await board(page)).variant, only, 'the variant the list showed');
+  await closePage(page);
+});
+
+e2e('bug: the editor header names the editor variant; the rules show no internal source notes', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.click('[data-action="editor"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'editor');
+  await page.selectOption('[data-field="editor-variant"]', 'turkish');
+  await page.waitForFunction(() => document.getElementById('board').dataset.variant === 'turkish');
+  const turkish = await api('GET', '/api/variants/turkish');
+  assert.equal(await page.textContent('[data-role="variant-title"]'), turkish.name);
+  await page.click('[data-action="editor-exit"]');
+  const intl = await api('GET', '/api/variants/international');
+  assert.equal(await page.textContent('[data-role="variant-title"]'), intl.name);
+  await page.click('[data-action="rules"]');
+  await page.waitForSelector('[data-dialog="rules"][open]');
+  const rules = await page.textContent('[data-role="rules-body"]');
+  assert.ok(rules.length > 200, rules);
+  assert.ok(!/Rule book block|seed|Ludii|\.lud\b/i.test(rules), `internal notes shown: ${rules}`);
+  await page.click('[data-dialog="rules"] [data-action="close"]');
+  await closePage(page);
+});
+
+e2e('bug: after undo the engine lines and eval bar of the earlier position are gone; a reloaded paused game stays paused', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'international', opponent: 'engine', color: 'white', time: 0.2 });
+  let b = await waitTurn(page);
+  await playMove(page, b.legal[0]);
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
+  b = await waitTurn(page);
+  assert.notEqual(await page.textContent('[data-role="engine-depth"]'), '–', 'the engine reported');
+  await page.click('[data-action="undo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+  await waitTurn(page);
+  assert.equal(await page.textContent('[data-role="engine-depth"]'), '–');
+  assert.equal(await page.getAttribute('[data-role="evalbar"]', 'data-score'), '');
+  assert.equal(await page.textContent('[data-role="engine-pv"]'), '');
+  // Redo one move: the engine is to move, in the past. Reloaded, nothing moves, the line stays.
+  await page.click('[data-action="redo"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  await page.reload();
+  await page.waitForSelector('html[data-ready="true"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'play');
+  b = await board(page);
+  assert.equal(b.ply, 1);
+  assert.equal(b.redo, 1, 'the line after it is kept');
+  assert.equal(await page.getAttribute('#board', 'data-engine-thinking'), 'false');
+  const state = await api('GET', `/api/games/${b.gameId}`);
+  assert.equal(state.history.length, 1);
+  assert.equal(state.redo, 1);
+  assert.equal(state.engine_to_move, false);
+  await closePage(page);
+});
+
+e2e('bug: a long ambiguous capture is written in full in the move list, not cut off', async () => {
+  const page = await openPage();
+  await newGame(page, { variant: 'turkish', opponent: 'human' });
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  await page.selectOption('[data-field="import-variant"]', 'turkish');
+  await page.selectOption('[data-field="import-players"]', 'human-human');
+  // A flying king's captures of five men, six of them ending on a4 or b4 (1.01).
+  await page.fill('[data-field="import-text"]', 'W:WKh2:Ba4,c4,c7,f2,f6,g5');
+  await page.click('[data-action="import"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.fen.includes('Kh2'));
+  const b = await waitTurn(page);
+  const move = b.legal.reduce((a, m) => (m.full.length > a.full.length ? m : a));
+  await clickSquare(page, move.from);
+  await clickSquare(page, move.to);
+  await page.click(`[data-action="pick-route"][data-full="${move.full}"]`);
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+  const cell = page.locator('[data-role="movelist"] .mv[data-ply="1"]').first();
+  assert.equal((await cell.textContent()).trim(), move.full);
+  for (const width of [1280, 1000, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    const clipped = await cell.evaluate((el) => el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > el.closest('.card').getBoundingClientRect().right + 1);
+    assert.equal(clipped, false, `the route is not cut off at ${width} px`);
+  }
+  await closePage(page);
+});
+
+e2e('bug: on a phone the editor keeps the board in view', async () => {
+  const page = await openPage({ width: 390, height: 844 });
+  await newGame(page, { variant: 'international', opponent: 'human' });
+  await waitTurn(page);
+  await page.locator('[data-action="editor"]').scrollIntoViewIfNeeded();
+  await page.click('[data-action="editor"]');
+  await page.waitForFunction(() => document.getElementById('board').dataset.mode === 'editor');
+  // Wait until the page has stopped scrolling (a smooth scroll takes a few frames).
+  await page.evaluate(() => new Promise((done) => {
+    let last = -1;
+    let same = 0;
+    const tick = () => {
+      same = window.scrollY === last ? same + 1 : 0;
+      last = window.scrollY;
+      if (same >= 20) done();
+      else requestAnimationFrame(tick);
+    };
+    tick();
+  }));
+  const r = await page.evaluate(() => {
+    const b = document.getElementById('board').getBoundingClientRect();
+    return { top: b.top, bottom: b.bottom, height: window.innerHeight };
+  });
+  assert.ok(r.top >= -1 && r.bottom <= r.height + 1, `the board is in view: ${JSON.stringify(r)}`);
+  await shot(page, 'editor-phone.png');
+  await closePage(page);
+});

@@ -12,6 +12,7 @@ pub use eval::{Evaluator, Weights};
 pub use level::{Level, LevelError};
 pub use score::{Score, ScoreKind};
 pub use search::{
-    Clock, Engine, Info, Limits, Reporter, SearchResult, Silent, MAX_DEPTH, MAX_THREADS,
+    Clock, Engine, Info, Limits, PvLine, Reporter, SearchResult, Silent, MAX_DEPTH, MAX_MULTIPV,
+    MAX_THREADS,
 };
 pub use tt::{TableError, HASH_MB_RANGE};

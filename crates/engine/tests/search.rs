@@ -169,3 +169,53 @@ fn a_stop_raised_before_the_search_is_not_lost() {
         "lowered after the search"
     );
 }
+
+/// Collects the lines of a MultiPV search's last iteration.
+struct Lines(Vec<(u32, Vec<damspel_engine::PvLine<u64>>)>);
+
+impl damspel_engine::Reporter<u64> for Lines {
+    fn iteration(&mut self, _: &Info<u64>) {}
+    fn lines(&mut self, depth: u32, lines: &[damspel_engine::PvLine<u64>]) {
+        self.0.push((depth, lines.to_vec()));
+    }
+}
+
+#[test]
+fn multipv_finds_distinct_root_moves_best_first() {
+    // The waiting-move position above: the king's quiet moves win in 3 (ply 1 a waiting move,
+    // ply 2 Black's forced step, ply 3 the capture of the last piece).
+    let g = game("international", "W:WK1,41,42,43,47,48,49:B32");
+    let legal: Vec<_> = {
+        let mut v = Vec::new();
+        g.rules()
+            .legal_moves(g.position(), &mut v, damspel_rules::Duplicates::Merge);
+        v
+    };
+    let mut engine = Engine::new(g.rules_arc(), 8);
+    engine.set_multipv(3);
+    let mut seen = Lines(Vec::new());
+    let result = engine.search(&g, &Limits::depth(6), &mut seen);
+    // The search stops once the forced win is proven (depth 3 at least).
+    let (depth, lines) = seen.0.last().expect("lines were reported");
+    assert!(*depth >= 3, "{depth}");
+    assert_eq!(lines.len(), 3);
+    let firsts: Vec<_> = lines.iter().map(|l| l.pv[0]).collect();
+    for (i, mv) in firsts.iter().enumerate() {
+        assert!(legal.contains(mv), "line {i} starts with a legal move");
+        assert!(!firsts[..i].contains(mv), "line {i} repeats a root move");
+    }
+    assert!(lines.windows(2).all(|w| w[0].score >= w[1].score));
+    assert_eq!(lines[0].score.kind(), ScoreKind::WinIn(3));
+    assert_eq!(result.best, Some(firsts[0]));
+
+    // As many lines as legal moves: every legal move gets a line, once.
+    engine.set_multipv(legal.len());
+    let mut all = Lines(Vec::new());
+    engine.search(&g, &Limits::depth(3), &mut all);
+    let (_, lines) = all.0.last().unwrap();
+    let mut got: Vec<_> = lines.iter().map(|l| l.pv[0]).collect();
+    let mut want = legal.clone();
+    got.sort_by_key(|m| format!("{m:?}"));
+    want.sort_by_key(|m| format!("{m:?}"));
+    assert_eq!(got, want);
+}

@@ -27,7 +27,7 @@ use crate::games::{Games, Shared};
 use crate::import;
 use crate::pool::{Cancel, Pool};
 use crate::seats::{self, Presented};
-use crate::session::{self, Meta, Seat, Session, MAX_ENGINE_TIME};
+use crate::session::{self, Meta, SearchAsk, Seat, Session, MAX_ENGINE_TIME};
 use crate::store::{Row, Store};
 
 /// Bounds of the server's resources (docs/api.md lists them).
@@ -162,7 +162,14 @@ impl AppState {
             ApiError::internal(format!("the stored game `{id}` is damaged: {}", e.message))
         };
         let variant = self.variant(&row.meta.variant).map_err(damaged)?;
-        session::open(variant, row.meta, &row.moves, &row.redo).map_err(damaged)
+        session::open(
+            variant,
+            row.meta,
+            &row.moves,
+            &row.redo,
+            row.tree.as_deref(),
+        )
+        .map_err(damaged)
     }
 
     /// Writes a changed game to the store; the caller puts it in memory only if this succeeded.
@@ -174,6 +181,7 @@ impl AppState {
             meta: session.meta().clone(),
             moves,
             redo,
+            tree: Some(session.tree_text()),
             result: outcome.as_ref().map(|o| o.result.to_string()),
             reason: outcome.map(|o| o.reason),
         })
@@ -237,6 +245,9 @@ enum Need {
     Mover,
     /// Any seat of the game.
     AnySeat,
+    /// A move at this node (None: the current one): the mover's seat if it goes on with the
+    /// game (at the end of the main line), any seat for a variation.
+    Play(Option<usize>),
 }
 
 /// The seats whose secret controls a game: the human ones, or White's when both are engines
@@ -264,7 +275,17 @@ fn authorize(
 ) -> Result<Vec<(Color, String)>, ApiError> {
     let meta = session.meta();
     let controllers = controllers(meta);
-    let side = session.side_to_move();
+    let mut side = session.side_to_move();
+    let need = match need {
+        Need::Play(at) => match session.game_move_side(at.unwrap_or(session.current())) {
+            Some(mover) => {
+                side = mover;
+                Need::Mover
+            }
+            None => Need::AnySeat,
+        },
+        other => other,
+    };
     let wanted: Vec<Color> = match need {
         Need::Mover if controllers.contains(&side) => vec![side],
         _ => controllers,
@@ -513,6 +534,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     };
     let mut claims = Vec::new();
     let mut tags = Vec::new();
+    let mut lines = None;
     let (v, start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
         (None, Some(bytes)) => {
@@ -537,6 +559,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             let ready = import::prepare(v.clone(), game)?;
             claims = ready.claims;
             tags = game.tags.clone();
+            lines = Some(game.tree.clone());
             (v, ready.start_fen, ready.moves)
         }
         (Some(fen), None) => {
@@ -585,7 +608,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     for (c, secret) in &given {
         meta.keys.set(*c, seats::hash(secret));
     }
-    let mut session = session::open(v, meta, &[], &[])?;
+    let mut session = session::open(v, meta, &[], &[], None)?;
     for (i, text) in moves.iter().enumerate() {
         session.play_recorded(text).map_err(|e| {
             ApiError::unprocessable(format!(
@@ -595,6 +618,8 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             ))
         })?;
     }
+    // The file's variations, comments and NAGs.
+    let skipped = lines.map(|l| session.graft(&l)).unwrap_or_default();
     app.save(session.as_mut())?;
     let state = state_value(session.as_ref())?;
     if let Some(slot) = app.games.insert(&id, session, None) {
@@ -605,6 +630,9 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     let mut answer = with_seats(state, &given);
     if !claims.is_empty() {
         answer["claims"] = serde_json::to_value(&claims).unwrap_or_default();
+    }
+    if !skipped.is_empty() {
+        answer["skipped"] = serde_json::to_value(&skipped).unwrap_or_default();
     }
     Ok((StatusCode::CREATED, Json(answer)))
 }
@@ -702,6 +730,8 @@ pub async fn game(State(app): App, Path(id): Path<String>) -> AppResult<Json<Val
 pub struct PlayMove {
     #[serde(rename = "move")]
     text: String,
+    /// The node the move is played from (default: the current one).
+    from: Option<usize>,
 }
 
 pub async fn play(
@@ -717,9 +747,101 @@ pub async fn play(
     }
     let who = Presented::from_headers(&headers);
     let text = body.text;
+    let from = body.from;
     Ok(Json(
-        app.change(&id, who, Need::Mover, move |s| s.play(&text))
+        app.change(&id, who, Need::Play(from), move |s| match from {
+            Some(at) => s.play_at(at, &text),
+            None => s.play(&text),
+        })
+        .await?,
+    ))
+}
+
+/// A node of a game's tree.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeRef {
+    node: usize,
+}
+
+/// Shows a node (navigation: the position, its moves and what the engine analyses).
+pub async fn goto(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(body): Body<NodeRef>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| s.goto(body.node))
             .await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Promote {
+    node: usize,
+    /// Make its line the main line at once (else: one place up).
+    #[serde(default)]
+    main: bool,
+}
+
+/// Moves a variation one place up (to the main line if it was the first variation), or with
+/// `main` makes it the main line.
+pub async fn promote(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(body): Body<Promote>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| {
+            s.promote(body.node)?;
+            // Each step moves a line up one place; a tree has fewer places than nodes.
+            while body.main && s.promote(body.node).is_ok() {}
+            Ok(())
+        })
+        .await?,
+    ))
+}
+
+/// Deletes a move and every move after it.
+pub async fn delete_node(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(body): Body<NodeRef>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| s.delete(body.node))
+            .await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Annotate {
+    node: usize,
+    comment: Option<String>,
+    nags: Option<Vec<String>>,
+}
+
+/// Sets a move's comment and NAGs.
+pub async fn annotate(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(body): Body<Annotate>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| {
+            s.annotate(body.node, body.comment.as_deref(), body.nags.as_deref())
+        })
+        .await?,
     ))
 }
 
@@ -749,26 +871,46 @@ pub async fn redo(
 #[serde(deny_unknown_fields)]
 pub struct Think {
     time: Option<f64>,
+    /// Lines to find (MultiPV), 1 to `MAX_LINES`; hint and analyse only.
+    lines: Option<usize>,
 }
 
-/// What a search is for.
-#[derive(Clone, Copy)]
-enum Purpose {
-    Move,
-    Hint,
+/// Most lines an analysis shows.
+pub const MAX_LINES: usize = 5;
+/// Longest analysis of one position, in seconds: the page asks again to go on.
+pub const MAX_ANALYSIS_TIME: f64 = 120.0;
+
+/// What a search request asks for, checked.
+struct Wanted {
+    time: Option<f64>,
+    lines: usize,
+    /// The longest time this kind of search may ask for.
+    max_time: f64,
+    /// The engine's own move: only at the end of the main line.
+    game_move: bool,
 }
 
-/// Runs a search on the game's current position, streaming its progress. The search holds its
-/// slot until it has returned; a client that goes away stops it.
+fn lines_of(lines: Option<usize>) -> AppResult<usize> {
+    match lines.unwrap_or(1) {
+        n @ 1..=MAX_LINES => Ok(n),
+        n => Err(ApiError::unprocessable(format!(
+            "lines must be between 1 and {MAX_LINES}, not {n}"
+        ))),
+    }
+}
+
+/// Runs a search on the game's current position, streaming its progress (each `info` message
+/// names the node searched). The search holds its slot until it has returned; a client that
+/// goes away stops it.
 async fn think(
     app: &Arc<AppState>,
     id: &str,
     who: &Presented,
-    time: Option<f64>,
-    purpose: Purpose,
+    wanted: Wanted,
 ) -> AppResult<session::SearchOutcome> {
     let slot = app.game(id).await?;
     let cancel = Cancel::new();
+    let node;
     let job = {
         let s = slot.lock().await;
         let s = &s.session;
@@ -782,21 +924,43 @@ async fn think(
                 o.reason
             )));
         }
-        let time = match time {
-            Some(_) => engine_time(time)?,
+        if wanted.game_move && !s.at_main_end() {
+            return Err(ApiError::conflict(
+                "the engine plays only at the end of the main line (this position is in the \
+                 past or in a variation)",
+            ));
+        }
+        let time = match wanted.time {
+            Some(t) if t.is_finite() && t > 0.0 && t <= wanted.max_time => t,
+            Some(t) => {
+                return Err(ApiError::unprocessable(format!(
+                    "time must be between 0 and {} seconds, not {t}",
+                    wanted.max_time
+                )))
+            }
             None => s.meta().engine_time,
         };
-        // The game's level plays the engine's moves; hints are always at full strength.
-        let level = match purpose {
-            Purpose::Move => Level::new(s.meta().level.into()).unwrap_or(Level::FULL),
-            Purpose::Hint => Level::FULL,
+        // The game's level plays the engine's moves; hints and analysis are at full strength.
+        let level = if wanted.game_move {
+            Level::new(s.meta().level.into()).unwrap_or(Level::FULL)
+        } else {
+            Level::FULL
         };
-        s.search_job(Duration::from_secs_f64(time), level, cancel.clone())
+        node = s.current();
+        s.search_job(
+            SearchAsk {
+                time: Duration::from_secs_f64(time),
+                lines: wanted.lines,
+                level,
+            },
+            cancel.clone(),
+        )
     };
     let sender = app.sender(id);
     app.searches
         .run(Some(cancel), move || {
-            job(&mut |info| {
+            job(&mut |mut info| {
+                info["node"] = json!(node);
                 let _ = sender.send(("info".to_string(), info));
             })
         })
@@ -844,10 +1008,19 @@ pub async fn engine_move(
     let who = Presented::from_headers(&headers);
     let claimed = claim_if_free(&app, &id, &who).await?;
     let who = with_claim(&who, &claimed);
-    let outcome = think(&app, &id, &who, body.time, Purpose::Move).await?;
+    if body.lines.is_some() {
+        return Err(ApiError::unprocessable("the engine's move has one line"));
+    }
+    let wanted = Wanted {
+        time: body.time,
+        lines: 1,
+        max_time: MAX_ENGINE_TIME,
+        game_move: true,
+    };
+    let outcome = think(&app, &id, &who, wanted).await?;
     let mut state = app
         .change(&id, who, Need::AnySeat, move |s| {
-            if s.position_hash() != outcome.position_hash {
+            if s.position_hash() != outcome.position_hash || !s.at_main_end() {
                 return Err(ApiError::conflict("the position changed during the search"));
             }
             let best = outcome
@@ -871,12 +1044,52 @@ pub async fn hint(
     let who = Presented::from_headers(&headers);
     let claimed = claim_if_free(&app, &id, &who).await?;
     let who = with_claim(&who, &claimed);
-    let outcome = think(&app, &id, &who, body.time, Purpose::Hint).await?;
+    let wanted = Wanted {
+        time: body.time,
+        lines: lines_of(body.lines)?,
+        max_time: MAX_ENGINE_TIME,
+        game_move: false,
+    };
+    let outcome = think(&app, &id, &who, wanted).await?;
     let mut answer = json!({
         "move": outcome.best_notation,
         "full": outcome.best_full,
         "score": outcome.score,
         "pv": outcome.pv,
+        "lines": outcome.lines,
+        "depth": outcome.depth,
+    });
+    if let Some(seats) = claimed {
+        answer["seats"] = seats;
+    }
+    Ok(Json(answer))
+}
+
+/// Analyses the current position with 1 to 5 lines for up to two minutes, streaming each
+/// iteration as an `info` event; the page stops it by going away (closing the request).
+pub async fn analyse(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    OptionalBody(body): OptionalBody<Think>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    let claimed = claim_if_free(&app, &id, &who).await?;
+    let who = with_claim(&who, &claimed);
+    let wanted = Wanted {
+        time: Some(body.time.unwrap_or(MAX_ANALYSIS_TIME)),
+        lines: lines_of(body.lines)?,
+        max_time: MAX_ANALYSIS_TIME,
+        game_move: false,
+    };
+    let outcome = think(&app, &id, &who, wanted).await?;
+    let mut answer = json!({
+        "move": outcome.best_notation,
+        "full": outcome.best_full,
+        "score": outcome.score,
+        "pv": outcome.pv,
+        "lines": outcome.lines,
+        "depth": outcome.depth,
     });
     if let Some(seats) = claimed {
         answer["seats"] = seats;

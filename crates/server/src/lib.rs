@@ -13,6 +13,7 @@ mod seats;
 mod session;
 mod store;
 mod transport;
+mod tree;
 mod web;
 
 use std::net::SocketAddr;
@@ -91,6 +92,11 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/api/games/{id}/hint", post(api::hint))
         .route("/api/games/{id}/undo", post(api::undo))
         .route("/api/games/{id}/redo", post(api::redo))
+        .route("/api/games/{id}/goto", post(api::goto))
+        .route("/api/games/{id}/promote", post(api::promote))
+        .route("/api/games/{id}/delete", post(api::delete_node))
+        .route("/api/games/{id}/annotate", post(api::annotate))
+        .route("/api/games/{id}/analyse", post(api::analyse))
         .route("/api/games/{id}/pdn", get(api::pdn))
         .route("/api/games/{id}/events", get(api::events))
         .route(

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use damspel_engine::{Engine, Info, Level, Limits, ScoreKind};
-use damspel_notation::pdn::{tag_value, GameResult, PdnGame};
+use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
+use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
 use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, Outcome, Position, Rules, Variant,
@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use crate::error::ApiError;
 use crate::pool::Cancel;
 use crate::seats::SeatKeys;
+use crate::tree::{check_comment, check_nag, StoredTree, Tree, MAX_NAGS, MAX_NODES};
 
 /// Longest game the server keeps, in plies. The draw rules end real games long before (the
 /// longest games of the reference data have a few hundred plies); beyond this a game is not
@@ -99,10 +100,50 @@ pub struct GameState {
     pub pieces: Vec<PieceJson>,
     pub legal: Vec<MoveJson>,
     pub must_capture: Vec<String>,
+    /// The moves from the start to the current node.
     pub history: Vec<PlyJson>,
+    /// Moves of the line after the current node (what redo steps through).
     pub redo: usize,
     pub engine_to_move: bool,
     pub outcome: Option<OutcomeJson>,
+    /// Every line of the game.
+    pub tree: TreeJson,
+}
+
+/// The game's move tree as the page shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct TreeJson {
+    /// The node whose position is shown (0: the start).
+    pub current: usize,
+    /// The last node of the main line (where a game goes on, and the engine plays).
+    pub main_end: usize,
+    /// Indexed by id; node 0 is the start position.
+    pub nodes: Vec<NodeJson>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeJson {
+    pub id: usize,
+    pub parent: usize,
+    /// Plies from the start (0 for the start).
+    pub ply: usize,
+    /// Who played the move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub side: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notation: Option<String>,
+    /// The full path (every landing square), as stored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full: Option<String>,
+    pub capture: bool,
+    /// The main continuation first, then the variations.
+    pub children: Vec<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nags: Vec<String>,
 }
 
 /// The result of a search on a session's position.
@@ -111,6 +152,9 @@ pub struct SearchOutcome {
     pub best_notation: Option<String>,
     pub score: Value,
     pub pv: Vec<String>,
+    /// With more than one line asked for: the last iteration's lines, best first.
+    pub lines: Vec<Value>,
+    pub depth: u32,
     /// The position's hash when the search started (to check it is still current).
     pub position_hash: u64,
 }
@@ -126,6 +170,16 @@ pub fn score_json(kind: ScoreKind) -> Value {
     }
 }
 
+/// What a search is asked for.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchAsk {
+    pub time: Duration,
+    /// Lines (MultiPV); 1 is the ordinary search.
+    pub lines: usize,
+    /// The game's level for the engine's own moves, `Level::FULL` for hints and analysis.
+    pub level: Level,
+}
+
 /// A game of any variant.
 pub trait Session: Send {
     fn meta(&self) -> &Meta;
@@ -134,40 +188,74 @@ pub trait Session: Send {
     fn clone_box(&self) -> Box<dyn Session>;
     fn state(&self) -> GameState;
     fn side_to_move(&self) -> Color;
-    /// Plays a move given as PDN text (a full path always works).
+    /// Plays a move given as PDN text (a full path always works) at the current node.
     fn play(&mut self, text: &str) -> Result<(), ApiError>;
+    /// Plays a move at node `at`: a move already there is followed, a new one starts a
+    /// variation (or continues the line if nothing follows `at`). The new node is current.
+    fn play_at(&mut self, at: usize, text: &str) -> Result<(), ApiError>;
     /// Plays a move of a recorded game: as `play`, but a draw the players could have claimed
     /// (repetition, a move limit) does not end it.
     fn play_recorded(&mut self, text: &str) -> Result<(), ApiError>;
     fn undo(&mut self) -> Result<(), ApiError>;
     fn redo(&mut self) -> Result<(), ApiError>;
-    /// The moves played, as full paths (what is stored), and the undone ones for redo.
+    /// Shows node `node`.
+    fn goto(&mut self, node: usize) -> Result<(), ApiError>;
+    /// Moves the line through `node` one place up (see `tree::Tree::promote`).
+    fn promote(&mut self, node: usize) -> Result<(), ApiError>;
+    /// Deletes `node` and every move after it.
+    fn delete(&mut self, node: usize) -> Result<(), ApiError>;
+    /// Sets a node's comment and NAGs (None: leave as is).
+    fn annotate(
+        &mut self,
+        node: usize,
+        comment: Option<&str>,
+        nags: Option<&[String]>,
+    ) -> Result<(), ApiError>;
+    /// Adds the variations, comments and NAGs of a recorded game whose main line has been
+    /// played; returns what could not be added (a variation with an illegal move is kept up to
+    /// that move). Ends at the end of the main line.
+    fn graft(&mut self, line: &Line) -> Vec<String>;
+    /// The node shown.
+    fn current(&self) -> usize;
+    /// The side to move at `node`, if a move there goes on with the game (`node` is the end of
+    /// the main line); None for a move that starts or extends a variation.
+    fn game_move_side(&self, node: usize) -> Option<Color>;
+    /// Whether the current node is the end of the main line.
+    fn at_main_end(&self) -> bool;
+    /// The moves from the start to the current node, as full paths, and the line after it.
     fn moves_full(&self) -> (Vec<String>, Vec<String>);
+    /// The whole tree as stored (JSON).
+    fn tree_text(&self) -> String;
     fn outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
-    /// A search of the current position for at most `time` at `level` (`Level::FULL` for
-    /// hints), stopped early by `cancel`.
-    fn search_job(&self, time: Duration, level: Level, cancel: Arc<Cancel>) -> SearchJob;
+    /// A search of the current position (at the ask's level: `Level::FULL` for hints and
+    /// analysis), stopped early by `cancel`.
+    fn search_job(&self, ask: SearchAsk, cancel: Arc<Cancel>) -> SearchJob;
 }
+
+type Played<B> = (Move<B>, MoveJson);
 
 #[derive(Clone)]
 struct GameSession<B: Bits> {
     meta: Meta,
+    /// The moves from the start to the current node.
     game: Game<B>,
-    /// Each played move as shown, computed once when it is played, so that showing a game costs
-    /// one move generation (the current position's), not one per ply.
-    shown: Vec<MoveJson>,
-    /// Undone moves as a stack: the next one to redo is last.
-    undone: Vec<(Move<B>, MoveJson)>,
+    /// Every move played, each as shown computed once when it was played, so that showing a
+    /// game costs one move generation (the current position's), not one per ply.
+    tree: Tree<Played<B>>,
+    /// The tree's nodes from the root to the current node (one more than the game's moves).
+    path: Vec<usize>,
 }
 
-/// A session for a variant, from a start FEN and stored moves.
+/// A session for a variant, from a start FEN and stored moves: `tree` (JSON) when the game
+/// has one, else `moves` (the main line up to the current position) and `redo` (the rest).
 pub fn open(
     variant: Variant,
     meta: Meta,
     moves: &[String],
     redo: &[String],
+    tree: Option<&str>,
 ) -> Result<Box<dyn Session>, ApiError> {
     let t = meta.engine_time;
     if !(t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME) {
@@ -181,8 +269,15 @@ pub fn open(
             meta.level
         )));
     }
+    let stored = match tree {
+        Some(text) => Some(
+            serde_json::from_str::<StoredTree>(text)
+                .map_err(|e| ApiError::unprocessable(format!("its move tree is not valid: {e}")))?,
+        ),
+        None => None,
+    };
     with_rules!(variant, |rules| {
-        let s = GameSession::new(Arc::new(rules), meta, moves, redo)?;
+        let s = GameSession::new(Arc::new(rules), meta, moves, redo, stored)?;
         Ok(Box::new(s) as Box<dyn Session>)
     })
 }
@@ -191,10 +286,48 @@ fn color_name(c: Color) -> &'static str {
     c.name()
 }
 
+fn bad_node(node: usize) -> ApiError {
+    ApiError::unprocessable(format!("the game has no node {node}"))
+}
+
 impl<B: Bits> GameSession<B> {
-    /// Plays a move given as text; `recorded`: a draw the players could have claimed does not
-    /// stop it (a recorded game, or a stored one replayed).
-    fn play_as(&mut self, text: &str, recorded: bool) -> Result<(), ApiError> {
+    fn cursor(&self) -> usize {
+        *self.path.last().expect("the path holds the root")
+    }
+
+    /// Shows `target`: takes back to the common ancestor, then plays down to it.
+    fn go(&mut self, target: usize) -> Result<(), ApiError> {
+        if self.tree.get(target).is_none() {
+            return Err(bad_node(target));
+        }
+        let want = self.tree.path(target);
+        let common = self
+            .path
+            .iter()
+            .zip(&want)
+            .take_while(|(a, b)| a == b)
+            .count();
+        while self.path.len() > common {
+            self.game.undo();
+            self.path.pop();
+        }
+        for &n in &want[common..] {
+            let (mv, _) = self
+                .tree
+                .node(n)
+                .mv
+                .as_ref()
+                .expect("a node below the root");
+            self.game.play_unchecked(mv);
+            self.path.push(n);
+        }
+        Ok(())
+    }
+
+    /// Plays a move given as text at `at`; `recorded`: a draw the players could have claimed
+    /// does not stop it (a recorded game, or a stored one replayed). Returns the move's node.
+    fn play_as(&mut self, at: usize, text: &str, recorded: bool) -> Result<usize, ApiError> {
+        self.go(at)?;
         match self.game.outcome() {
             Some(Outcome::Draw(_)) if recorded => {}
             Some(outcome) => {
@@ -209,21 +342,33 @@ impl<B: Bits> GameSession<B> {
         let pos = self.game.position();
         let mv =
             parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        // The move is already there: follow it.
+        let known = self
+            .tree
+            .node(at)
+            .children
+            .iter()
+            .copied()
+            .find(|&c| self.tree.node(c).mv.as_ref().map(|(m, _)| m) == Some(&mv));
+        if let Some(child) = known {
+            self.go(child)?;
+            return Ok(child);
+        }
+        if self.tree.len() >= MAX_NODES {
+            return Err(ApiError::unprocessable(format!(
+                "a game may have at most {MAX_NODES} moves in all its lines"
+            )));
+        }
         let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
         let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
             ApiError::internal(format!("`{text}` parsed to a move not in the list"))
         })?;
         let g = &rules.variant().geometry;
         let shown = move_json(g, detail, format_detail(g, detail, &legal));
+        let node = self.tree.add(at, (mv, shown));
         self.game.play_unchecked(&mv);
-        self.shown.push(shown);
-        // A new move ends the redo line unless it is the move that was undone.
-        if self.undone.last().map(|(m, _)| m) == Some(&mv) {
-            self.undone.pop();
-        } else {
-            self.undone.clear();
-        }
-        Ok(())
+        self.path.push(node);
+        Ok(node)
     }
 
     fn new(
@@ -231,39 +376,272 @@ impl<B: Bits> GameSession<B> {
         meta: Meta,
         moves: &[String],
         redo: &[String],
+        stored: Option<StoredTree>,
     ) -> Result<Self, ApiError> {
         let g = &rules.variant().geometry;
         let setup =
             parse_fen(g, &meta.start_fen).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         let start = Position::from_setup(&rules, &setup)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        if moves.len() + redo.len() > MAX_PLIES {
-            return Err(too_long());
-        }
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
-            shown: Vec::new(),
-            undone: Vec::new(),
+            tree: Tree::new(),
+            path: vec![0],
         };
+        if let Some(stored) = stored {
+            session.load_tree(stored)?;
+            return Ok(session);
+        }
+        if moves.len() + redo.len() > MAX_PLIES {
+            return Err(too_long());
+        }
         // Stored moves were accepted once; an imported game may have gone on past a draw claim.
-        for (i, text) in moves.iter().enumerate() {
-            session
-                .play_as(text, true)
-                .map_err(|e| e.context(&format!("move {} (`{text}`)", i + 1)))?;
+        // The undone moves (stored in playing order) go on the same line.
+        let mut at = 0;
+        for (i, text) in moves.iter().chain(redo).enumerate() {
+            at = session.play_as(at, text, true).map_err(|e| {
+                let which = if i < moves.len() {
+                    format!("move {}", i + 1)
+                } else {
+                    format!("undone move {}", i + 1 - moves.len())
+                };
+                e.context(&format!("{which} (`{text}`)"))
+            })?;
         }
-        // Undone moves are stored in playing order: play them, then take them back again.
-        let depth = session.game.moves().len();
-        for (i, text) in redo.iter().enumerate() {
-            session
-                .play_as(text, true)
-                .map_err(|e| e.context(&format!("undone move {} (`{text}`)", i + 1)))?;
-        }
-        while session.game.moves().len() > depth {
-            session.undo()?;
-        }
+        let current = session.tree.path(at)[moves.len()];
+        session.go(current)?;
         Ok(session)
     }
+
+    /// Rebuilds a stored tree, checking it like a request: each parent before its children,
+    /// each move legal where it stands, no move twice after the same node.
+    fn load_tree(&mut self, stored: StoredTree) -> Result<(), ApiError> {
+        if stored.nodes.len() >= MAX_NODES {
+            return Err(ApiError::unprocessable(format!(
+                "the tree has {} moves, more than {MAX_NODES}",
+                stored.nodes.len()
+            )));
+        }
+        self.tree.node_mut(0).comment =
+            check(check_comment(stored.comment.as_deref().unwrap_or_default()))?;
+        for (i, n) in stored.nodes.iter().enumerate() {
+            let id = i + 1;
+            let context = |e: ApiError| e.context(&format!("node {id} (`{}`)", n.mv));
+            if n.parent >= id {
+                return Err(context(ApiError::unprocessable(
+                    "its parent comes after it".to_string(),
+                )));
+            }
+            let got = self.play_as(n.parent, &n.mv, true).map_err(context)?;
+            if got != id {
+                return Err(context(ApiError::unprocessable(
+                    "the same move twice after one node".to_string(),
+                )));
+            }
+            let node = self.tree.node_mut(id);
+            node.comment =
+                check(check_comment(n.comment.as_deref().unwrap_or_default())).map_err(context)?;
+            node.pre =
+                check(check_comment(n.pre.as_deref().unwrap_or_default())).map_err(context)?;
+            if n.nags.len() > MAX_NAGS {
+                return Err(context(ApiError::unprocessable(format!(
+                    "more than {MAX_NAGS} NAGs"
+                ))));
+            }
+            node.nags = n
+                .nags
+                .iter()
+                .map(|t| check(check_nag(t)))
+                .collect::<Result<_, _>>()
+                .map_err(context)?;
+        }
+        let places: Vec<usize> = stored.nodes.iter().map(|n| n.at).collect();
+        self.tree.order_children(&places);
+        if stored.cursor >= self.tree.len() {
+            return Err(ApiError::unprocessable(format!(
+                "its current node {} is not in the tree",
+                stored.cursor
+            )));
+        }
+        // Moves were played in id order: the path must follow the reordered tree.
+        self.path = vec![0];
+        self.game = Game::from_position(self.game.rules_arc(), *self.game.start());
+        self.go(stored.cursor)
+    }
+
+    /// Adds one line of a recorded game after node `at`. `main`: its moves are already played
+    /// (the main line), so only its variations and notes are added.
+    fn graft_line(&mut self, mut at: usize, line: &Line, main: bool, skipped: &mut Vec<String>) {
+        let mut pre: Option<String> = None;
+        let mut moved = false;
+        for item in &line.items {
+            match item {
+                Item::Move(m) => {
+                    let node = if main {
+                        self.tree.node(at).children.first().copied()
+                    } else {
+                        match self.play_as(at, &m.text, true) {
+                            Ok(n) => Some(n),
+                            Err(e) => {
+                                skipped.push(format!(
+                                    "a variation from `{}` on: {}",
+                                    m.text, e.message
+                                ));
+                                None
+                            }
+                        }
+                    };
+                    let Some(node) = node else { return };
+                    for v in &m.variations {
+                        self.graft_line(at, v, false, skipped);
+                    }
+                    let n = self.tree.node_mut(node);
+                    if let Some(p) = pre.take() {
+                        n.pre = Some(p);
+                    }
+                    for nag in m.strength.iter().chain(&m.nags) {
+                        if n.nags.len() < MAX_NAGS && check_nag(nag).is_ok() {
+                            n.nags.push(nag.clone());
+                        }
+                    }
+                    at = node;
+                    moved = true;
+                }
+                Item::Comment { text } => {
+                    let Ok(Some(text)) = check_comment(text) else {
+                        continue;
+                    };
+                    let slot = if moved || (main && at == 0) {
+                        &mut self.tree.node_mut(at).comment
+                    } else {
+                        &mut pre
+                    };
+                    *slot = Some(match slot.take() {
+                        Some(before) => format!("{before} {text}"),
+                        None => text,
+                    });
+                }
+                Item::Nag { nag } => {
+                    let n = self.tree.node_mut(at);
+                    if at != 0 && n.nags.len() < MAX_NAGS && check_nag(nag).is_ok() {
+                        n.nags.push(nag.clone());
+                    }
+                }
+                // The start's setup was read by the import; one inside a line is a study
+                // diagram, not a move.
+                Item::Setup { fen } => {
+                    if moved || !main {
+                        skipped.push(format!("a position set up inside a line (/FEN \"{fen}\"/)"));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The move text of every line from the start, numbered, with comments, NAGs and
+    /// variations in parentheses.
+    fn movetext(&self) -> String {
+        let first = self.game.rules().variant().first_player;
+        let offset = usize::from(self.game.start().side_to_move() != first);
+        let mut out = String::new();
+        if let Some(c) = &self.tree.node(0).comment {
+            out.push_str(&format!("{{{c}}} "));
+        }
+        if let Some(&start) = self.tree.node(0).children.first() {
+            self.write_line(start, 1, offset, true, &mut out);
+        }
+        out
+    }
+
+    /// Writes the line that starts with node `node` at ply `ply` (1-based). `main`: the main
+    /// line, whose first move's variations are written here (a variation's first move's
+    /// siblings are written by the line it branches from).
+    fn write_line(
+        &self,
+        mut node: usize,
+        mut ply: usize,
+        offset: usize,
+        main: bool,
+        out: &mut String,
+    ) {
+        let mut number_next = true;
+        let mut first = true;
+        loop {
+            let n = self.tree.node(node);
+            if let Some(p) = &n.pre {
+                out.push_str(&format!("{{{p}}} "));
+                number_next = true;
+            }
+            let k = ply - 1 + offset;
+            let number = k / 2 + 1;
+            let (_, shown) = n.mv.as_ref().expect("a move node");
+            if k.is_multiple_of(2) {
+                out.push_str(&format!("{number}. "));
+            } else if number_next {
+                out.push_str(&format!("{number}... "));
+            }
+            out.push_str(&shown.notation);
+            for nag in &n.nags {
+                if nag.starts_with('$') {
+                    out.push(' ');
+                }
+                out.push_str(nag);
+            }
+            out.push(' ');
+            number_next = false;
+            if let Some(c) = &n.comment {
+                out.push_str(&format!("{{{c}}} "));
+                number_next = true;
+            }
+            // The variations of this move (its siblings), written after it; a variation's own
+            // first move is written by its line.
+            if !first || main {
+                let parent = self.tree.node(n.parent);
+                for &v in parent.children.iter().skip(1) {
+                    out.push('(');
+                    self.write_line(v, ply, offset, false, out);
+                    let end = out.trim_end().len();
+                    out.truncate(end);
+                    out.push_str(") ");
+                    number_next = true;
+                }
+            }
+            first = false;
+            match n.children.first() {
+                Some(&next) => {
+                    node = next;
+                    ply += 1;
+                }
+                None => break,
+            }
+        }
+    }
+}
+
+/// A check's message as a 422.
+fn check<T>(r: Result<T, String>) -> Result<T, ApiError> {
+    r.map_err(ApiError::unprocessable)
+}
+
+/// Wraps PDN move text at 79 columns, between tokens.
+fn wrap(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ').filter(|w| !w.is_empty()) {
+        if !line.is_empty() && line.len() + word.len() + 1 > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out
 }
 
 fn too_long() -> ApiError {
@@ -286,6 +664,76 @@ fn move_json<B: Bits>(
         path: detail.path.iter().map(|&s| g.name(s)).collect(),
         captures: detail.captures.iter().map(|&s| g.name(s)).collect(),
         promotes: detail.mv.promotes(),
+    }
+}
+
+/// A move's text in the variant's notation, written along a line.
+fn line_text<B: Bits>(rules: &Rules<B>, pos: &Position<B>, line: &[Move<B>]) -> Vec<String> {
+    let mut p = *pos;
+    line.iter()
+        .map(|mv| {
+            let text = damspel_notation::format_move(rules, &p, mv);
+            p = p.play(mv);
+            text
+        })
+        .collect()
+}
+
+/// A line of an analysis as the page shows it: score, moves, and the first move's squares.
+fn line_json<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    score: ScoreKind,
+    pv: &[Move<B>],
+) -> Value {
+    let g = &rules.variant().geometry;
+    let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let first = pv.first().and_then(|m| legal.iter().find(|d| d.mv == *m));
+    json!({
+        "score": score_json(score),
+        "pv": line_text(rules, pos, pv),
+        "full": first.map(|d| full_path(g, d)),
+        "from": first.map(|d| g.name(d.mv.from())),
+        "to": first.map(|d| g.name(d.mv.to())),
+        "path": first.map(|d| d.path.iter().map(|&s| g.name(s)).collect::<Vec<_>>()),
+    })
+}
+
+/// Sends each iteration, with its lines (one, or MultiPV's), as one `info` message.
+struct LinesReport<'a, 'b, B: Bits> {
+    rules: &'a Rules<B>,
+    pos: Position<B>,
+    report: &'a mut dyn FnMut(Value),
+    /// The last iteration's lines.
+    last: &'b mut Vec<Value>,
+    multipv: bool,
+}
+
+impl<B: Bits> Reporter<B> for LinesReport<'_, '_, B> {
+    fn iteration(&mut self, info: &Info<B>) {
+        if !self.multipv {
+            *self.last = vec![line_json(
+                self.rules,
+                &self.pos,
+                info.score.kind(),
+                &info.pv,
+            )];
+        }
+        (self.report)(json!({
+            "depth": info.depth,
+            "score": score_json(info.score.kind()),
+            "nodes": info.nodes,
+            "nps": info.nps(),
+            "pv": line_text(self.rules, &self.pos, &info.pv),
+            "lines": self.last.clone(),
+        }));
+    }
+
+    fn lines(&mut self, _depth: u32, lines: &[PvLine<B>]) {
+        *self.last = lines
+            .iter()
+            .map(|l| line_json(self.rules, &self.pos, l.score.kind(), &l.pv))
+            .collect();
     }
 }
 
@@ -346,12 +794,19 @@ impl<B: Bits> Session for GameSession<B> {
         let history = self
             .game
             .positions()
-            .zip(&self.shown)
+            .zip(&self.path[1..])
             .enumerate()
-            .map(|(i, (p, shown))| PlyJson {
+            .map(|(i, (p, &node))| PlyJson {
                 ply: i + 1,
                 side: color_name(p.side_to_move()),
-                mv: shown.clone(),
+                mv: self
+                    .tree
+                    .node(node)
+                    .mv
+                    .as_ref()
+                    .expect("a move node")
+                    .1
+                    .clone(),
             })
             .collect();
         let side = pos.side_to_move();
@@ -360,6 +815,37 @@ impl<B: Bits> Session for GameSession<B> {
         } else {
             self.meta.black
         };
+        // Plies are counted from the start position, whose side moves first.
+        let start_side = self.game.start().side_to_move();
+        let mut plies = vec![0usize; self.tree.len()];
+        let nodes = self
+            .tree
+            .nodes()
+            .iter()
+            .enumerate()
+            .map(|(id, n)| {
+                let ply = if id == 0 { 0 } else { plies[n.parent] + 1 };
+                plies[id] = ply;
+                let mover = if ply % 2 == 1 {
+                    start_side
+                } else {
+                    !start_side
+                };
+                NodeJson {
+                    id,
+                    parent: n.parent,
+                    ply,
+                    side: n.mv.as_ref().map(|_| color_name(mover)),
+                    notation: n.mv.as_ref().map(|(_, s)| s.notation.clone()),
+                    full: n.mv.as_ref().map(|(_, s)| s.full.clone()),
+                    capture: n.mv.as_ref().is_some_and(|(m, _)| m.is_capture()),
+                    children: n.children.clone(),
+                    comment: n.comment.clone(),
+                    pre: n.pre.clone(),
+                    nags: n.nags.clone(),
+                }
+            })
+            .collect();
         GameState {
             meta: self.meta.clone(),
             fen: write_fen(g, pos),
@@ -368,50 +854,169 @@ impl<B: Bits> Session for GameSession<B> {
             legal,
             must_capture,
             history,
-            redo: self.undone.len(),
-            engine_to_move: outcome.is_none() && seat == Seat::Engine,
+            redo: self.tree.continuation(self.cursor()).len(),
+            // The engine plays only where the game goes on: at the end of the main line.
+            engine_to_move: outcome.is_none() && seat == Seat::Engine && self.at_main_end(),
             outcome,
+            tree: TreeJson {
+                current: self.cursor(),
+                main_end: self.tree.main_end(),
+                nodes,
+            },
         }
     }
 
     fn play(&mut self, text: &str) -> Result<(), ApiError> {
-        self.play_as(text, false)
+        self.play_as(self.cursor(), text, false).map(|_| ())
+    }
+
+    fn play_at(&mut self, at: usize, text: &str) -> Result<(), ApiError> {
+        self.play_as(at, text, false).map(|_| ())
     }
 
     fn play_recorded(&mut self, text: &str) -> Result<(), ApiError> {
-        self.play_as(text, true)
+        self.play_as(self.cursor(), text, true).map(|_| ())
     }
 
     fn undo(&mut self) -> Result<(), ApiError> {
-        let mv = self
-            .game
-            .undo()
-            .ok_or_else(|| ApiError::conflict("there is no move to take back"))?;
-        let shown = self.shown.pop().expect("one shown move per move");
-        self.undone.push((mv, shown));
-        Ok(())
+        let cursor = self.cursor();
+        if cursor == 0 {
+            return Err(ApiError::conflict("there is no move to take back"));
+        }
+        self.go(self.tree.node(cursor).parent)
     }
 
     fn redo(&mut self) -> Result<(), ApiError> {
-        let (mv, shown) = self
-            .undone
-            .pop()
+        let next = self
+            .tree
+            .node(self.cursor())
+            .children
+            .first()
+            .copied()
             .ok_or_else(|| ApiError::conflict("there is no move to play again"))?;
-        self.game.play_unchecked(&mv);
-        self.shown.push(shown);
+        self.go(next)
+    }
+
+    fn goto(&mut self, node: usize) -> Result<(), ApiError> {
+        self.go(node)
+    }
+
+    fn promote(&mut self, node: usize) -> Result<(), ApiError> {
+        if self.tree.get(node).is_none() {
+            return Err(bad_node(node));
+        }
+        self.tree.promote(node).map_err(ApiError::conflict)?;
+        // The shown node stays; its path may now run through other children.
+        let cursor = self.cursor();
+        self.path = vec![0];
+        self.game = Game::from_position(self.game.rules_arc(), *self.game.start());
+        self.go(cursor)
+    }
+
+    fn delete(&mut self, node: usize) -> Result<(), ApiError> {
+        if self.tree.get(node).is_none() {
+            return Err(bad_node(node));
+        }
+        let cursor = self
+            .tree
+            .delete(node, self.cursor())
+            .map_err(ApiError::unprocessable)?;
+        self.path = vec![0];
+        self.game = Game::from_position(self.game.rules_arc(), *self.game.start());
+        self.go(cursor)
+    }
+
+    fn annotate(
+        &mut self,
+        node: usize,
+        comment: Option<&str>,
+        nags: Option<&[String]>,
+    ) -> Result<(), ApiError> {
+        if self.tree.get(node).is_none() {
+            return Err(bad_node(node));
+        }
+        let comment = comment.map(|c| check(check_comment(c))).transpose()?;
+        let nags = match nags {
+            Some(list) if node == 0 && !list.is_empty() => {
+                return Err(ApiError::unprocessable(
+                    "the start position has no move to mark",
+                ))
+            }
+            Some(list) if list.len() > MAX_NAGS => {
+                return Err(ApiError::unprocessable(format!(
+                    "a move may have at most {MAX_NAGS} NAGs"
+                )))
+            }
+            Some(list) => Some(
+                list.iter()
+                    .map(|t| check(check_nag(t)))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => None,
+        };
+        let n = self.tree.node_mut(node);
+        if let Some(c) = comment {
+            n.comment = c;
+        }
+        if let Some(list) = nags {
+            n.nags = list;
+        }
         Ok(())
     }
 
+    fn graft(&mut self, line: &Line) -> Vec<String> {
+        let mut skipped = Vec::new();
+        self.graft_line(0, line, true, &mut skipped);
+        let end = self.tree.main_end();
+        let _ = self.go(end);
+        skipped
+    }
+
+    fn current(&self) -> usize {
+        self.cursor()
+    }
+
+    fn game_move_side(&self, node: usize) -> Option<Color> {
+        let n = self.tree.get(node)?;
+        (n.children.is_empty() && self.tree.is_main(node)).then(|| {
+            let start = self.game.start().side_to_move();
+            let ply = self.tree.path(node).len() - 1;
+            if ply.is_multiple_of(2) {
+                start
+            } else {
+                !start
+            }
+        })
+    }
+
+    fn at_main_end(&self) -> bool {
+        self.tree.main_end() == self.cursor()
+    }
+
     fn moves_full(&self) -> (Vec<String>, Vec<String>) {
-        let played = self.shown.iter().map(|m| m.full.clone()).collect();
-        // Undone moves in playing order: the next to redo first.
+        let full = |n: usize| {
+            self.tree
+                .node(n)
+                .mv
+                .as_ref()
+                .expect("a move node")
+                .1
+                .full
+                .clone()
+        };
+        let played = self.path[1..].iter().map(|&n| full(n)).collect();
         let redo = self
-            .undone
-            .iter()
-            .rev()
-            .map(|(_, m)| m.full.clone())
+            .tree
+            .continuation(self.cursor())
+            .into_iter()
+            .map(full)
             .collect();
         (played, redo)
+    }
+
+    fn tree_text(&self) -> String {
+        let stored = self.tree.stored(self.cursor(), |(_, s)| s.full.clone());
+        serde_json::to_string(&stored).unwrap_or_default()
     }
 
     fn outcome_json(&self) -> Option<OutcomeJson> {
@@ -448,11 +1053,15 @@ impl<B: Bits> Session for GameSession<B> {
             .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
             .cloned()
             .collect();
-        if let Some(o) = self.outcome_json() {
+        // The result is the main line's, whichever node is shown.
+        let mut main = self.clone();
+        let _ = main.go(self.tree.main_end());
+        if let Some(o) = main.outcome_json() {
             extra.push(("Termination".to_string(), o.reason));
         }
-        PdnGame {
-            rules: self.game.rules(),
+        let result = GameResult::from_outcome(main.game.outcome().as_ref());
+        let game = PdnGame {
+            rules: main.game.rules(),
             event: tag("Event").unwrap_or_else(|| format!("Damspel game {}", self.meta.id)),
             site: tag("Site").unwrap_or_else(|| "damspel serve".into()),
             date: tag("Date").unwrap_or_else(|| {
@@ -465,15 +1074,27 @@ impl<B: Bits> Session for GameSession<B> {
             round: tag("Round").unwrap_or_else(|| "-".into()),
             white: tag("White").unwrap_or_else(|| seat(self.meta.white)),
             black: tag("Black").unwrap_or_else(|| seat(self.meta.black)),
-            result: GameResult::from_outcome(self.game.outcome().as_ref()),
-            start: *self.game.start(),
-            moves: self.game.moves().to_vec(),
+            result,
+            start: *main.game.start(),
+            moves: Vec::new(),
             extra,
-        }
-        .to_pdn()
+        };
+        // The writer gives the tags and the result; the move text with its variations is
+        // written here, between them.
+        let bare = game.to_pdn();
+        let result_text = write_result(main.game.rules().variant(), result).to_string();
+        let Some(head) = bare.strip_suffix(&format!("{result_text}\n\n")) else {
+            return PdnGame {
+                moves: main.game.moves().to_vec(),
+                ..game
+            }
+            .to_pdn();
+        };
+        let text = format!("{}{result_text}", self.movetext());
+        format!("{head}{}\n\n", wrap(&text))
     }
 
-    fn search_job(&self, time: Duration, level: Level, cancel: Arc<Cancel>) -> SearchJob {
+    fn search_job(&self, ask: SearchAsk, cancel: Arc<Cancel>) -> SearchJob {
         let game = self.game.clone();
         // Each move of a game draws from its own seed (the level mixes in the position).
         let seed = self
@@ -485,34 +1106,26 @@ impl<B: Bits> Session for GameSession<B> {
             let rules = game.rules_arc();
             let pos = *game.position();
             let mut engine = Engine::new(rules.clone(), 16);
+            engine.set_multipv(ask.lines);
             // A request that is gone stops its search (at once if it went before it started).
             cancel.attach(engine.stop_flag());
-            let line = |line: &[Move<B>]| {
-                let mut p = pos;
-                line.iter()
-                    .map(|mv| {
-                        let text = damspel_notation::format_move(&rules, &p, mv);
-                        p = p.play(mv);
-                        text
-                    })
-                    .collect::<Vec<String>>()
+            let mut lines = Vec::new();
+            let result = {
+                let mut reporter = LinesReport {
+                    rules: &rules,
+                    pos,
+                    report,
+                    last: &mut lines,
+                    multipv: ask.lines > 1,
+                };
+                ask.level.choose(
+                    &mut engine,
+                    &game,
+                    &Limits::move_time(ask.time),
+                    seed,
+                    &mut reporter,
+                )
             };
-            let mut on_info = |info: &Info<B>| {
-                report(json!({
-                    "depth": info.depth,
-                    "score": score_json(info.score.kind()),
-                    "nodes": info.nodes,
-                    "nps": info.nps(),
-                    "pv": line(&info.pv),
-                }));
-            };
-            let result = level.choose(
-                &mut engine,
-                &game,
-                &Limits::move_time(time),
-                seed,
-                &mut on_info,
-            );
             let legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
             let g = &rules.variant().geometry;
             let best = result.best.and_then(|mv| legal.iter().find(|d| d.mv == mv));
@@ -520,7 +1133,9 @@ impl<B: Bits> Session for GameSession<B> {
                 best_full: best.map(|d| full_path(g, d)),
                 best_notation: best.map(|d| format_detail(g, d, &legal)),
                 score: score_json(result.score.kind()),
-                pv: line(&result.pv),
+                pv: line_text(&rules, &pos, &result.pv),
+                lines,
+                depth: result.depth,
                 position_hash: pos.hash(),
             }
         })

@@ -47,6 +47,9 @@ pub struct Row {
     pub meta: Meta,
     pub moves: Vec<String>,
     pub redo: Vec<String>,
+    /// The move tree (JSON, see `tree::StoredTree`); None in rows stored before trees, whose
+    /// moves and redo line are their main line.
+    pub tree: Option<String>,
     pub result: Option<String>,
     pub reason: Option<String>,
 }
@@ -164,6 +167,12 @@ impl Store {
         if !has_level {
             conn.execute_batch("ALTER TABLE games ADD COLUMN level INTEGER;")?;
         }
+        // Move trees (variations, comments, NAGs) came later too. `moves` and `redo` are still
+        // written (the line through the current node), so an older server reads the game.
+        let has_tree = conn.prepare("SELECT tree FROM games LIMIT 0").is_ok();
+        if !has_tree {
+            conn.execute_batch("ALTER TABLE games ADD COLUMN tree TEXT;")?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -180,10 +189,10 @@ impl Store {
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
-                 white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14",
+                 white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14, tree = ?17",
             params![
                 m.id,
                 m.variant,
@@ -200,7 +209,8 @@ impl Store {
                 m.keys.white,
                 m.keys.black,
                 tags_text(&m.tags),
-                m.level
+                m.level,
+                row.tree
             ],
         )?;
         Ok(())
@@ -214,7 +224,7 @@ impl Store {
         let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
@@ -241,6 +251,7 @@ impl Store {
                             },
                             moves: split(&r.get::<_, String>(6)?),
                             redo: split(&r.get::<_, String>(7)?),
+                            tree: r.get(16)?,
                             result: r.get(8)?,
                             reason: r.get(9)?,
                         },

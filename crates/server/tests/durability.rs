@@ -142,7 +142,8 @@ async fn a_damaged_row_is_an_error_for_its_game_only() {
         "engine_time = 'soon'",
         "variant = 'nosuch'",
         "start_fen = 'W:W99'",
-        "moves = 'd3-d4 a1-a8'",
+        // The move tree is what is read (the moves column is kept for older servers).
+        r#"tree = '{"cursor":1,"nodes":[{"p":0,"m":"a1-a8"}]}'"#,
         "white = 'robot'",
     ]) {
         conn.execute(&format!("UPDATE games SET {change} WHERE id = ?1"), [id])

@@ -147,11 +147,11 @@ class ApiError extends Error {
 
 /** A request to the server; `track` false keeps it out of the pending count (engine searches,
  * which are shown by S.engine instead). */
-async function api(method, path, body, track = true) {
+async function api(method, path, body, track = true, signal = undefined) {
   if (track) S.pending++;
   syncBoardAttrs();
   try {
-    const opt = { method, headers: {} };
+    const opt = { method, headers: {}, signal };
     if (body !== undefined) {
       opt.headers['Content-Type'] = 'application/json';
       opt.body = JSON.stringify(body);
@@ -423,7 +423,8 @@ function boardSvg(detail, opts) {
 
 function humanToMove() {
   const g = S.game;
-  return !!(S.mode === 'play' && g && !g.outcome && g[g.side_to_move] === 'human' && !engineBusy() && S.pending === 0 && g.legal.length);
+  const mine = g && (g[g.side_to_move] === 'human' || inThePast());
+  return !!(S.mode === 'play' && g && !g.outcome && mine && !engineBusy() && S.pending === 0 && g.legal.length);
 }
 
 function movesFrom(sq) {
@@ -446,7 +447,7 @@ function currentMarks() {
     for (const p of last.path.slice(0, -1)) add(p, 'last-path');
     for (const c of last.captures) add(c, 'last-capture');
   }
-  const mine = g[g.side_to_move] === 'human' && !g.outcome;
+  const mine = (g[g.side_to_move] === 'human' || inThePast()) && !g.outcome;
   if (mine) for (const s of g.must_capture || []) add(s, 'must');
   if (S.choosing) {
     add(S.choosing.from, 'selected');
@@ -467,6 +468,7 @@ function currentArrows() {
   if (S.choosing) {
     for (const c of remainingRoutes()) arrows.push({ squares: [c.from, ...c.path], cls: 'route', under: true });
   }
+  arrows.push(...analysisArrows());
   return arrows;
 }
 
@@ -547,6 +549,11 @@ function syncBoardAttrs() {
   set('choosing', S.choosing ? 'true' : 'false');
   set('route-options', JSON.stringify(S.choosing ? routeOptions() : []));
   set('flipped', S.flipped ? 'true' : 'false');
+  set('node', g && g.tree ? g.tree.current : 0);
+  set('main-end', g && g.tree ? g.tree.main_end : 0);
+  set('analysis', A.on ? 'on' : 'off');
+  set('analysis-node', A.on && A.data ? A.data.node ?? '' : '');
+  set('analysis-lines', A.on && A.data ? (A.data.lines || []).length : 0);
   syncControls();
 }
 
@@ -785,6 +792,7 @@ function installPointer() {
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && (S.sel || S.choosing) && !document.querySelector('dialog[open]')) deselect();
+    navKey(e);
   });
 }
 
@@ -805,6 +813,10 @@ function setGame(state, { animate = true } = {}) {
     S.evalWhite = null;
     S.enginePaused = false;
     S.hint = null;
+  } else if (old.fen !== state.fen && !S.keepInfo) {
+    // The engine's lines and score were for another position (undo, redo, a move in the list).
+    S.info = null;
+    S.evalWhite = null;
   }
   S.game = state;
   S.mode = S.mode === 'editor' ? 'editor' : 'play';
@@ -822,6 +834,7 @@ function setGame(state, { animate = true } = {}) {
   if (location.hash !== want) history.replaceState(null, '', want);
   S.routeGame = state.id;
   maybeEngine();
+  analysisFollow();
   syncBoardAttrs();
 }
 
@@ -843,9 +856,14 @@ async function loadGame(id) {
 async function showVariant(id) {
   const d = await variantDetail(id);
   S.detail = d;
+  showTitle(d);
+  return d;
+}
+
+/** The header names the variant on the board (the editor's, while editing). */
+function showTitle(d) {
   $('[data-role="variant-title"]').textContent = d.name;
   document.title = `${d.name} · Damspel`;
-  return d;
 }
 
 function maybeEngine() {
@@ -856,6 +874,7 @@ function maybeEngine() {
 
 async function runEngine() {
   const g = S.game;
+  stopAnalysis();
   const mine = { kind: 'engine', gameId: g.id, side: g.side_to_move };
   S.engine = mine;
   S.info = null;
@@ -866,7 +885,13 @@ async function runEngine() {
   try {
     const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/engine`, { time: g.engine_time }, false);
     if (S.engine === mine) S.engine = null;
-    if (S.game && state.id === S.game.id) setGame(state);
+    // The search's score stays shown: the engine's move is the first of its line.
+    S.keepInfo = true;
+    try {
+      if (S.game && state.id === S.game.id) setGame(state);
+    } finally {
+      S.keepInfo = false;
+    }
   } catch (err) {
     if (S.engine === mine) S.engine = null;
     if (S.game && S.game.id === g.id) {
@@ -916,7 +941,7 @@ async function undo() {
   try {
     let state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/undo`);
     // Against the engine, take back its reply too so that it is the player's turn again.
-    if (vsEngine && state.engine_to_move && state.history.length) {
+    if (vsEngine && state[state.side_to_move] === 'engine' && state.history.length) {
       state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/undo`);
     }
     S.enginePaused = state.engine_to_move;
@@ -981,6 +1006,9 @@ function connectEvents(id) {
     } catch {
       return;
     }
+    if (analysisInfo(info)) return;
+    // Another position's search (a hint or an analysis left behind) is not shown.
+    if (!engineBusy() && S.game && info.node !== undefined && info.node !== S.game.tree?.current) return;
     S.info = info;
     if (info.score && S.game) S.evalWhite = toWhite(info.score, (engineBusy() && S.engine.side) || S.game.side_to_move);
     renderEngine();
@@ -995,7 +1023,7 @@ function connectEvents(id) {
       return;
     }
     if (st.id !== id) return;
-    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo) return;
+    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && JSON.stringify(st.tree) === JSON.stringify(S.game.tree)) return;
     setGame(st); // changed elsewhere (another tab)
   });
 }
@@ -1075,31 +1103,29 @@ function renderEngine() {
 function renderMoves() {
   const ol = $('[data-role="movelist"]');
   const g = S.game;
+  renderGameInfo();
   if (!g || S.mode !== 'play') {
     ol.innerHTML = '<li class="empty muted">No moves yet</li>';
     return;
   }
-  const h = g.history;
-  if (!h.length) {
+  const t = g.tree;
+  if (!t || t.nodes.length < 2) {
     ol.innerHTML = `<li class="empty muted">${esc(cap(g.side_to_move))} to move. No moves yet.</li>`;
     return;
   }
-  let html = '';
-  for (let i = 0; i < h.length; i += 2) {
-    const a = h[i];
-    const b = h[i + 1];
-    const cell = (m) =>
-      m ? `<span class="mv ${m.side}${m.ply === h.length ? ' current' : ''}" data-ply="${m.ply}" title="${esc(m.full)}">${esc(m.notation)}</span>` : '<span class="mv"></span>';
-    html += `<li><span class="no">${i / 2 + 1}.</span>${cell(a)}${cell(b)}</li>`;
-  }
-  if (g.outcome) html += `<li class="res"><span class="no"></span><span class="mv result">${esc(g.outcome.result)}</span></li>`;
-  ol.innerHTML = html;
+  ol.innerHTML = moveTreeHtml(g) + (g.outcome && t.current === t.main_end ? `<li class="res"><span class="no"></span><span class="mv result">${esc(g.outcome.result)}</span></li>` : '');
+  const cur = ol.querySelector('.mv.current');
   const box = ol.parentElement;
-  box.scrollTop = box.scrollHeight;
-  ol.scrollTop = ol.scrollHeight;
+  if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: 'nearest' });
+  else if (t.current === t.main_end) {
+    box.scrollTop = box.scrollHeight;
+    ol.scrollTop = ol.scrollHeight;
+  }
 }
 
 function playerLabel(g, side) {
+  const named = tagOf(g, side === 'white' ? 'White' : 'Black');
+  if (named) return named;
   return g[side] === 'engine' ? 'Engine' : (g.white === 'human' && g.black === 'human' ? cap(side) : 'You');
 }
 
@@ -1157,6 +1183,15 @@ function syncControls() {
     ep.disabled = !idle;
   }
   dis('share', !playing);
+  const t = playing ? g.tree : null;
+  const mm = $('[data-action="make-main"]');
+  if (mm) mm.hidden = !(t && t.current !== 0 && t.current !== t.main_end && !isMainNode(t, t.current));
+  const dv = $('[data-action="delete-variation"]');
+  if (dv) dv.hidden = !(t && t.current !== 0 && !isMainNode(t, t.current));
+  dis('nav-start', !(t && t.current !== 0));
+  dis('nav-back', !(t && t.current !== 0));
+  dis('nav-forward', !(t && t.nodes[t.current].children.length));
+  dis('nav-end', !(t && t.nodes[t.current].children.length));
 }
 
 /* ---------- dialogs ---------- */
@@ -1208,7 +1243,9 @@ function renderVariantList() {
 }
 
 function rulesHtml(d) {
+  // The Sources section holds the rule book's internal notes (block, seed, files): not for players.
   const sections = (d.rules?.sections || [])
+    .filter((s) => s.title !== 'Sources')
     .map((s) => `<section><h4>${esc(s.title)}</h4><ul>${(s.lines || []).map((l) => `<li>${esc(l)}</li>`).join('')}</ul></section>`)
     .join('');
   const rows = Array.isArray(d.rules?.diagram) ? d.rules.diagram : String(d.rules?.diagram || '').split('\n');
@@ -1295,9 +1332,13 @@ async function startGame(opts) {
 }
 
 async function startFromDialog() {
+  // A search may hide the variant picked before it: Play starts what the list shows (the only
+  // match of the search), never a hidden variant.
+  const shown = $$('[data-role="variant-list"] [data-variant]').map((b) => b.getAttribute('data-variant'));
+  if (S.pick && !shown.includes(S.pick)) S.pick = shown.length === 1 ? shown[0] : null;
   const variant = S.pick;
   if (!variant) {
-    toast('Pick a variant first.', 'info');
+    toast(shown.length ? 'Pick one of the variants shown first.' : 'No variant matches the search.', 'info');
     return;
   }
   const opponent = $('[data-opponent="engine"]').checked ? 'engine' : 'human';
@@ -1480,6 +1521,8 @@ async function importGame(number) {
     S.game = null;
     if (S.mode === 'editor') exitEditor(false);
     setGame(state, { animate: false });
+    // A recorded game opens at its start, to be stepped through.
+    if (state.history.length) await gotoNode(0);
     const claims = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
     toast(claims.length ? `Imported; ${claims.join('; ')}.` : 'Imported.', 'ok');
   } catch (err) {
@@ -1543,11 +1586,14 @@ async function enterEditor() {
   renderRouteChoice();
   renderStatus();
   renderResult();
-  $('[data-role="editor-panel"]').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
+  // Side by side the panel is brought into view; stacked (a phone), the board stays in view.
+  if (window.matchMedia('(max-width: 980px)').matches) $('#board').scrollIntoView({ block: 'start' });
+  else $('[data-role="editor-panel"]').scrollIntoView({ block: 'nearest', behavior: 'smooth' });
 }
 
 function exitEditor(render = true) {
   S.mode = S.game ? 'play' : 'preview';
+  if (S.detail) showTitle(S.detail);
   $('[data-role="editor-panel"]').hidden = true;
   document.body.classList.remove('editing');
   if (render) {
@@ -1618,6 +1664,18 @@ async function editorPlay() {
     await startGame({ variant: S.editor.detail.id, opponent, color, time: S.settings.time, fen });
   } catch (err) {
     toast(`Could not start: ${err.message}`);
+  }
+}
+
+/** Opens the editor's position on the analysis board (a game between two people). */
+async function editorAnalyse() {
+  const fen = await editorCheck();
+  if (!fen) return;
+  try {
+    await startGame({ variant: S.editor.detail.id, opponent: 'human', color: 'white', time: S.settings.time, fen });
+    setAnalysis(true);
+  } catch (err) {
+    toast(`Could not open the analysis: ${err.message}`);
   }
 }
 
@@ -1721,11 +1779,374 @@ async function onAction(action, el) {
     case 'editor-exit':
       exitEditor();
       break;
+    case 'editor-analyse':
+      editorAnalyse();
+      break;
+    case 'analyse':
+      setAnalysis(!A.on);
+      break;
+    case 'make-main':
+      makeMainLine();
+      break;
+    case 'delete-variation':
+      deleteVariation();
+      break;
+    case 'nav-start':
+      navigate('start');
+      break;
+    case 'nav-back':
+      navigate('back');
+      break;
+    case 'nav-forward':
+      navigate('forward');
+      break;
+    case 'nav-end':
+      navigate('end');
+      break;
     case 'home':
       break;
     default:
       break;
   }
+}
+
+/* ---------- the move tree: navigation ---------- */
+
+/** A tag of an imported game (White, Black, Event, ...), if it has one. */
+function tagOf(g, name) {
+  const t = (g?.tags || []).find(([k]) => k.toLowerCase() === name.toLowerCase());
+  return t && t[1] && t[1] !== '?' ? t[1] : null;
+}
+
+/** The shown node is not the end of the main line: moves here start or follow variations. */
+function inThePast() {
+  const t = S.game?.tree;
+  return !!(t && t.current !== t.main_end);
+}
+
+/** Whether a node is on the main line. */
+function isMainNode(t, id) {
+  while (id !== 0) {
+    const p = t.nodes[id].parent;
+    if (t.nodes[p].children[0] !== id) return false;
+    id = p;
+  }
+  return true;
+}
+
+/** A move as the list shows it: the full route of a capture (every landing square). */
+function moveLabel(n) {
+  return n.capture && n.full ? n.full : n.notation;
+}
+
+function moveNumber(ply) {
+  return Math.floor((ply + 1) / 2);
+}
+
+function moveSpan(n, cur, cls = '') {
+  const nags = (n.nags || []).map((x) => `<span class="nag">${esc(x)}</span>`).join('');
+  return `<span class="mv ${n.side}${n.id === cur ? ' current' : ''}${cls}" data-node="${n.id}" data-ply="${n.ply}" title="${esc(n.full)}">${esc(moveLabel(n))}${nags}</span>`;
+}
+
+function commentHtml(text) {
+  return text ? `<span class="comment">${esc(text)}</span>` : '';
+}
+
+/** A variation inline: its moves, numbered, with the variations inside it in parentheses. */
+function lineHtml(nodes, id, cur) {
+  let html = '';
+  let first = true;
+  for (;;) {
+    const n = nodes[id];
+    if (n.pre) html += commentHtml(n.pre);
+    if (n.ply % 2 === 1) html += `<span class="no">${moveNumber(n.ply)}.</span>`;
+    else if (first) html += `<span class="no">${moveNumber(n.ply)}…</span>`;
+    html += moveSpan(n, cur);
+    html += commentHtml(n.comment);
+    if (!first) {
+      for (const v of nodes[n.parent].children.slice(1)) html += `<span class="paren">(</span>${lineHtml(nodes, v, cur)}<span class="paren">)</span>`;
+    }
+    first = false;
+    if (!n.children.length) break;
+    id = n.children[0];
+  }
+  return html;
+}
+
+/** The main line as numbered rows, each move's variations in a box under its row. */
+function moveTreeHtml(g) {
+  const { nodes, current } = g.tree;
+  let html = nodes[0].comment ? `<li class="vars">${commentHtml(nodes[0].comment)}</li>` : '';
+  const main = [];
+  for (let id = nodes[0].children[0]; id !== undefined; id = nodes[id].children[0]) main.push(nodes[id]);
+  let row = null;
+  const flush = () => {
+    if (!row) return;
+    const cell = (n) => (n ? moveSpan(n, current) : '<span class="mv empty">…</span>');
+    html += `<li><span class="no">${moveNumber(row.ply)}.</span>${cell(row.a)}${cell(row.b)}</li>`;
+    row = null;
+  };
+  for (const n of main) {
+    const odd = n.ply % 2 === 1;
+    if (!row || odd || row.b) {
+      flush();
+      row = { ply: n.ply, a: odd ? n : null, b: null };
+    }
+    if (!odd) row.b = n;
+    const vars = nodes[n.parent].children.slice(1);
+    if (vars.length || n.comment) {
+      flush();
+      html += '<li class="vars">';
+      html += commentHtml(n.comment);
+      for (const v of vars) html += `<div class="var">${lineHtml(nodes, v, current)}</div>`;
+      html += '</li>';
+    }
+  }
+  flush();
+  return html;
+}
+
+/** Players, event and result of an imported game. */
+function renderGameInfo() {
+  const el = $('[data-role="game-info"]');
+  if (!el) return;
+  const g = S.game;
+  const white = g && tagOf(g, 'White');
+  const black = g && tagOf(g, 'Black');
+  const event = g && tagOf(g, 'Event');
+  const result = g && tagOf(g, 'Result');
+  if (!g || S.mode !== 'play' || !(white || black || event)) {
+    el.hidden = true;
+    return;
+  }
+  el.hidden = false;
+  const date = tagOf(g, 'Date');
+  el.innerHTML = `<div class="players-names"><span class="dot white"></span><b data-role="info-white">${esc(white || '?')}</b> <span class="vs">–</span> <span class="dot black"></span><b data-role="info-black">${esc(black || '?')}</b></div>
+    <div class="muted small"><span data-role="info-event">${esc(event || '')}</span>${date ? ` · ${esc(date)}` : ''}${result ? ` · <b data-role="info-result">${esc(result)}</b>` : ''}</div>`;
+}
+
+let navQueue = Promise.resolve();
+
+/** Shows a node of the tree (one request at a time, in order). */
+function gotoNode(node) {
+  const g = S.game;
+  if (!g || !g.tree || node === undefined || node === null) return Promise.resolve();
+  navQueue = navQueue.then(async () => {
+    if (!S.game || S.game.id !== g.id || S.game.tree.current === node) return;
+    try {
+      const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/goto`, { node });
+      if (S.game && state.id === S.game.id) setGame(state, { animate: node === S.game.tree.nodes[S.game.tree.current]?.children[0] });
+    } catch (err) {
+      toast(`Could not show that move: ${err.message}`);
+    }
+  });
+  return navQueue;
+}
+
+/** The node a navigation step leads to from the shown one. */
+function stepTarget(kind) {
+  const t = S.game?.tree;
+  if (!t) return null;
+  const n = t.nodes[t.current];
+  switch (kind) {
+    case 'back':
+      return t.current === 0 ? null : n.parent;
+    case 'forward':
+      return n.children[0] ?? null;
+    case 'start':
+      return 0;
+    case 'end': {
+      let id = t.current;
+      while (t.nodes[id].children.length) id = t.nodes[id].children[0];
+      return id;
+    }
+    case 'up':
+    case 'down': {
+      if (t.current === 0) return null;
+      const sib = t.nodes[n.parent].children;
+      const i = sib.indexOf(t.current) + (kind === 'up' ? -1 : 1);
+      return sib[i] ?? null;
+    }
+    default:
+      return null;
+  }
+}
+
+function navigate(kind) {
+  if (S.mode !== 'play' || engineBusy()) return;
+  const to = stepTarget(kind);
+  if (to !== null && to !== undefined) gotoNode(to);
+}
+
+function navKey(e) {
+  if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || document.querySelector('dialog[open]')) return;
+  const tag = (e.target?.tagName || '').toLowerCase();
+  if (tag === 'input' || tag === 'textarea' || tag === 'select' || e.target?.isContentEditable) return;
+  const kind = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'start', End: 'end', ArrowUp: 'up', ArrowDown: 'down' }[e.key];
+  if (!kind || S.mode !== 'play' || !S.game) return;
+  e.preventDefault();
+  navigate(kind);
+}
+
+function installNavigation() {
+  $('[data-role="movelist"]').addEventListener('click', (e) => {
+    const m = e.target.closest('[data-node]');
+    if (m) gotoNode(Number(m.getAttribute('data-node')));
+  });
+  // The wheel steps through the moves over the move list and the board.
+  let acc = 0;
+  const wheel = (e) => {
+    if (S.mode !== 'play' || !S.game) return;
+    e.preventDefault();
+    acc += e.deltaY;
+    if (Math.abs(acc) < 30) return;
+    navigate(acc > 0 ? 'forward' : 'back');
+    acc = 0;
+  };
+  $('[data-role="movelist"]').parentElement.addEventListener('wheel', wheel, { passive: false });
+  $('#board').addEventListener('wheel', wheel, { passive: false });
+}
+
+/** Makes the line of the shown node the main line, so that the game goes on from it. */
+async function makeMainLine() {
+  const g = S.game;
+  if (!g) return;
+  try {
+    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/promote`, { node: g.tree.current, main: true });
+    S.enginePaused = false;
+    setGame(state, { animate: false });
+  } catch (err) {
+    toast(`Main line: ${err.message}`);
+  }
+}
+
+async function deleteVariation() {
+  const g = S.game;
+  if (!g || g.tree.current === 0) return;
+  try {
+    setGame(await api('POST', `/api/games/${encodeURIComponent(g.id)}/delete`, { node: g.tree.current }), { animate: false });
+  } catch (err) {
+    toast(`Delete: ${err.message}`);
+  }
+}
+
+/* ---------- analysis board ---------- */
+
+/** The analysis: on or off, lines wanted, the running request, the last lines of the shown node. */
+const A = { on: false, lines: 3, ctrl: null, key: null, data: null, done: false };
+
+function showEngine() {
+  return S.settings.showEngine !== false;
+}
+
+function stopAnalysis() {
+  if (A.ctrl) A.ctrl.abort();
+  A.ctrl = null;
+  A.key = null;
+}
+
+/** Starts (or keeps) the analysis of the shown position; stops it when it is not wanted. */
+function analysisFollow() {
+  const g = S.game;
+  if (!A.on || !g || S.mode !== 'play' || g.outcome || !g.legal.length || engineBusy()) {
+    stopAnalysis();
+    if (!A.on || !g || g.outcome) A.data = null;
+    renderAnalysis();
+    return;
+  }
+  const key = `${g.id}|${g.tree.current}|${g.fen}|${A.lines}`;
+  if (A.key === key) return;
+  stopAnalysis();
+  A.key = key;
+  A.data = null;
+  A.done = false;
+  const ctrl = new AbortController();
+  A.ctrl = ctrl;
+  renderAnalysis();
+  api('POST', `/api/games/${encodeURIComponent(g.id)}/analyse`, { lines: A.lines }, false, ctrl.signal)
+    .then((answer) => {
+      if (A.ctrl !== ctrl) return;
+      A.ctrl = null;
+      A.done = true;
+      if (answer.lines?.length) A.data = { ...answer, node: g.tree.current };
+      renderAnalysis();
+      renderBoard();
+    })
+    .catch((err) => {
+      if (A.ctrl !== ctrl || err.name === 'AbortError') return;
+      A.ctrl = null;
+      toast(`Analysis: ${err.message}`);
+      renderAnalysis();
+    });
+}
+
+/** An `info` event of the analysis running for the shown node (true: it was one). */
+function analysisInfo(info) {
+  if (!A.on || !A.ctrl || !S.game || engineBusy()) return false;
+  if (info.node !== S.game.tree.current) return true;
+  A.data = info;
+  if (info.score) S.evalWhite = toWhite(info.score, S.game.side_to_move);
+  S.info = info;
+  renderAnalysis();
+  renderEngine();
+  renderBoard();
+  return true;
+}
+
+function analysisArrows() {
+  const g = S.game;
+  if (!A.on || !A.data || !g || !showEngine() || A.data.node !== g.tree.current || S.mode !== 'play') return [];
+  return (A.data.lines || [])
+    .filter((l) => l.from && l.path)
+    .map((l, i) => ({ squares: [l.from, ...l.path], cls: `analysis${i === 0 ? ' best' : ''}` }))
+    .reverse();
+}
+
+function renderAnalysis() {
+  const card = $('[data-role="analysis"]');
+  if (!card) return;
+  card.classList.toggle('on', A.on);
+  $('[data-field="analysis-on"]').checked = A.on;
+  $('[data-field="analysis-lines"]').value = String(A.lines);
+  $('[data-field="show-engine"]').checked = showEngine();
+  document.body.classList.toggle('engine-hidden', !showEngine());
+  const g = S.game;
+  const d = A.on && A.data && g && A.data.node === g.tree.current ? A.data : null;
+  const st = $('[data-role="analysis-state"]');
+  st.textContent = !A.on ? 'off' : A.ctrl ? 'analysing…' : A.done ? 'done' : g?.outcome ? 'game over' : '';
+  $('[data-role="analysis-depth"]').textContent = d ? `depth ${d.depth}` : '';
+  const side = g?.side_to_move;
+  $('[data-role="analysis-lines"]').innerHTML = d && showEngine()
+    ? (d.lines || []).map((l, i) => `<li data-line="${i + 1}" data-full="${esc(l.full || '')}"><span class="score">${esc(scoreShort(toWhite(l.score, side)))}</span> ${(l.pv || []).slice(0, 10).map((m, j) => `<span class="pv-move${j === 0 ? ' first' : ''}">${esc(m)}</span>`).join(' ')}</li>`).join('')
+    : '';
+  syncBoardAttrs();
+}
+
+function setAnalysis(on) {
+  A.on = on;
+  if (!on) {
+    stopAnalysis();
+    A.data = null;
+  }
+  analysisFollow();
+  renderBoard();
+}
+
+function installAnalysis() {
+  $('[data-field="analysis-on"]').addEventListener('change', (e) => setAnalysis(e.target.checked));
+  $('[data-field="analysis-lines"]').addEventListener('change', (e) => {
+    A.lines = Math.min(Math.max(Number(e.target.value) || 1, 1), 5);
+    A.key = null;
+    analysisFollow();
+  });
+  $('[data-field="show-engine"]').addEventListener('change', (e) => {
+    S.settings.showEngine = e.target.checked;
+    saveSettings();
+    renderAnalysis();
+    renderEngine();
+    renderBoard();
+  });
+  renderAnalysis();
 }
 
 function wire() {
@@ -1796,6 +2217,7 @@ function wire() {
   $('[data-field="editor-variant"]').addEventListener('change', async (e) => {
     const d = await variantDetail(e.target.value);
     S.editor.detail = d;
+    showTitle(d);
     const p = parseFen(d, d.start_fen);
     S.editor.pieces = p.pieces;
     S.editor.side = p.side === 'white' ? 'W' : 'B';
@@ -1804,6 +2226,8 @@ function wire() {
   });
   window.addEventListener('hashchange', route);
   installPointer();
+  installNavigation();
+  installAnalysis();
 }
 
 async function route() {
@@ -1838,10 +2262,26 @@ async function showPreview() {
   renderMoves();
 }
 
-/* What the page's other modules (review.js) may use; goToPly is added where the move list offers it. */
+/** The node after `ply` plies of the main line (0: the start), or null past its end. */
+function mainLineNode(ply) {
+  const t = S.game?.tree;
+  if (!t) return null;
+  let id = 0;
+  for (let i = 0; i < ply; i++) {
+    id = t.nodes[id].children[0];
+    if (id === undefined) return null;
+  }
+  return id;
+}
+
+/* What the page's other modules (review.js) may use. */
 window.damspel = Object.assign(window.damspel || {}, {
   game: () => S.game,
   api: (method, path, body) => api(method, path, body),
+  goToPly: (ply) => {
+    const node = mainLineNode(ply);
+    if (node !== null && S.mode === 'play' && !engineBusy()) gotoNode(node);
+  },
 });
 
 async function main() {

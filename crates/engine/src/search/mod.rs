@@ -23,6 +23,9 @@ use worker::{Buffers, Worker};
 /// The deepest iteration.
 pub const MAX_DEPTH: u32 = 64;
 
+/// The most lines a MultiPV search finds.
+pub const MAX_MULTIPV: usize = 16;
+
 /// The most search threads an engine runs (more only share the same cores and memory).
 pub const MAX_THREADS: usize = 256;
 
@@ -50,9 +53,20 @@ impl<B: Bits> Info<B> {
     }
 }
 
+/// One line of a MultiPV search: its score and moves (the first is the root move).
+#[derive(Clone, Debug)]
+pub struct PvLine<B: Bits> {
+    pub score: Score,
+    pub pv: Vec<Move<B>>,
+}
+
 /// Receives the search's progress.
 pub trait Reporter<B: Bits> {
     fn iteration(&mut self, info: &Info<B>);
+
+    /// With [`Engine::set_multipv`] above 1: the best lines of each completed iteration, best
+    /// first (called just before `iteration`, whose PV is the first line's).
+    fn lines(&mut self, _depth: u32, _lines: &[PvLine<B>]) {}
 
     /// The root's legal moves, once generated (before the first iteration): a caller that must
     /// answer before the search ends can play the first of them.
@@ -91,6 +105,7 @@ pub struct Engine<B: Bits> {
     eval: Arc<Evaluator<B>>,
     tt: Arc<Table>,
     threads: usize,
+    multipv: usize,
     stop: Arc<AtomicBool>,
 }
 
@@ -131,6 +146,7 @@ impl<B: Bits> Engine<B> {
             eval,
             tt: Arc::new(table),
             threads: 1,
+            multipv: 1,
             stop: Arc::new(AtomicBool::new(false)),
         }
     }
@@ -184,6 +200,17 @@ impl<B: Bits> Engine<B> {
         self.threads
     }
 
+    /// How many lines each iteration finds (MultiPV; 1 by default, at most [`MAX_MULTIPV`]):
+    /// line k is the best root move not in lines 1..k, reported through [`Reporter::lines`].
+    /// With 1 the search is the ordinary one, at its full speed.
+    pub fn set_multipv(&mut self, lines: usize) {
+        self.multipv = lines.clamp(1, MAX_MULTIPV);
+    }
+
+    pub fn multipv(&self) -> usize {
+        self.multipv
+    }
+
     /// Setting this flag stops the running search, which still returns its best move (a flag
     /// raised between searches stops the next one at once; each search lowers it when done).
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
@@ -222,6 +249,7 @@ impl<B: Bits> Engine<B> {
             since_capture: game.plies_since_capture(),
             endgame: game.endgame_plies(),
             infinite: limits.infinite,
+            multipv: self.multipv,
         };
         let root = *game.position();
         let result = std::thread::scope(|scope| {

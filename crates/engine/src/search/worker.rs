@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use damspel_rules::game::{endgame_plies_after, fmjd_endgame_limit};
 use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
 
-use super::{Info, Reporter, SearchResult};
+use super::{Info, PvLine, Reporter, SearchResult};
 use crate::eval::Evaluator;
 use crate::score::Score;
 use crate::tt::{Bound, Entry, Table};
@@ -34,6 +34,8 @@ pub(super) struct Context<B: Bits> {
     /// Plies since the material of an FMJD endgame limit was reached.
     pub endgame: u32,
     pub infinite: bool,
+    /// Lines the main thread finds at each depth (1: the ordinary search).
+    pub multipv: usize,
 }
 
 pub(super) struct Worker<'a, B: Bits> {
@@ -52,6 +54,8 @@ pub(super) struct Worker<'a, B: Bits> {
     /// History heuristic by side, from and to.
     history: Vec<i32>,
     pv: Vec<Vec<Move<B>>>,
+    /// Root moves the current root search leaves out (the lines already found, for MultiPV).
+    excluded: Vec<Move<B>>,
 }
 
 /// Draw-rule counters along a path.
@@ -111,6 +115,7 @@ impl<'a, B: Bits> Worker<'a, B> {
             killers,
             history,
             pv,
+            excluded: Vec::new(),
         }
     }
 
@@ -146,6 +151,13 @@ impl<'a, B: Bits> Worker<'a, B> {
         let mut score = Score::ZERO;
         // Helpers start one ply deeper to spread the work.
         let first = 1 + (self.id % 2) as u32;
+        // The main thread finds this many lines; helpers only fill the table.
+        let lines = if self.id == 0 {
+            self.ctx.multipv.clamp(1, moves.len())
+        } else {
+            1
+        };
+        let mut previous: Vec<PvLine<B>> = Vec::new();
         for depth in first..=self.ctx.max_depth {
             self.seldepth = 0;
             let s = self.aspiration(root, depth as i32, score, counters);
@@ -153,6 +165,36 @@ impl<'a, B: Bits> Worker<'a, B> {
                 break;
             }
             score = s;
+            if lines > 1 {
+                let mut found = vec![PvLine {
+                    score: s,
+                    pv: self.pv[0].clone(),
+                }];
+                // Each further line is the best root move not yet in a line.
+                while found.len() < lines {
+                    self.excluded = found.iter().filter_map(|l| l.pv.first().copied()).collect();
+                    let hint = previous.get(found.len()).map_or(s, |l| l.score);
+                    let s = self.aspiration(root, depth as i32, hint, counters);
+                    if self.aborted {
+                        break;
+                    }
+                    found.push(PvLine {
+                        score: s,
+                        pv: self.pv[0].clone(),
+                    });
+                }
+                self.excluded.clear();
+                if self.aborted {
+                    break;
+                }
+                // A later line may score above an earlier one (aspiration and reductions
+                // are not exact); the lines are shown best first.
+                found.sort_by_key(|l| std::cmp::Reverse(l.score));
+                score = found[0].score;
+                self.pv[0] = found[0].pv.clone();
+                reporter.lines(depth, &found);
+                previous = found;
+            }
             if self.id == 0 {
                 let pv = self.pv[0].clone();
                 result.best = pv.first().copied().or(result.best);
@@ -356,9 +398,14 @@ impl<'a, B: Bits> Worker<'a, B> {
         let mut best = -Score::INFINITE;
         let mut best_move = list[0];
         let side = pos.side_to_move().index();
+        let mut searched = 0;
         for n in 0..list.len() {
             pick(&mut list, &mut scores, n);
             let mv = list[n];
+            if ply == 0 && !self.excluded.is_empty() && self.excluded.contains(&mv) {
+                continue;
+            }
+            searched += 1;
             let child = pos.play(&mv);
             let next = Counters {
                 king_only: if mv.is_capture() || !pos.kings(pos.side_to_move()).has(mv.from().0) {
@@ -380,7 +427,7 @@ impl<'a, B: Bits> Worker<'a, B> {
             self.hashes.push(child.hash());
             let quiet = !mv.is_capture() && !mv.promotes();
             let mut score;
-            if n == 0 {
+            if searched == 1 {
                 score = self
                     .alphabeta(&child, new_depth, beta.flip(), alpha.flip(), ply + 1, next)
                     .flip();
@@ -443,7 +490,8 @@ impl<'a, B: Bits> Worker<'a, B> {
         }
         self.lists[ply] = list;
         self.scores[ply] = scores;
-        if depth > 0 {
+        // A root search without some moves must not stand in the table for the root.
+        if depth > 0 && (ply != 0 || self.excluded.is_empty()) {
             let bound = if best.0 >= beta.0 {
                 Bound::Lower
             } else if best.0 > original_alpha.0 {

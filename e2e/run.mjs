@@ -606,66 +606,6 @@ e2e('every variant: its start position drawn, with a screenshot', async () => {
   await closePage(page);
 }, 600000);
 
-e2e('game review of an imported game: progress, the graph, the blunders marked, accuracy (desktop and phone)', async () => {
-  // White's 37-32 gives a man away (27x38) and 47-42 a second one (38x47, crowning); Black's
-  // captures are its only moves, so they are never marked.
-  const pdn = '[Event "Review e2e"]\n[White "Ann"]\n[Black "Bob"]\n[Variant "international"]\n'
-    + '[FEN "W:W36,37,46,47,48:B1,2,3,4,27"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n';
-  for (const [name, viewport] of [
-    ['desktop', { width: 1440, height: 900 }],
-    ['phone', { width: 390, height: 844 }],
-  ]) {
-    const page = await openPage(viewport);
-    await newGame(page, { variant: 'international', opponent: 'human' });
-    const before = await waitTurn(page);
-    await page.click('[data-action="share"]');
-    await page.waitForSelector('[data-dialog="share"][open]');
-    await page.selectOption('[data-field="import-players"]', 'human-human');
-    await page.fill('[data-field="import-text"]', pdn);
-    await page.click('[data-action="import"]');
-    await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, before.gameId);
-    const b = await waitTurn(page);
-    assert.equal(b.ply, 4);
-    await page.click('[data-action="review"]');
-    await page.waitForSelector('[data-role="review-panel"]:not([hidden])');
-    await page.click('[data-action="review-start"]');
-    await page.waitForSelector('[data-role="review-panel"][data-status="done"]', { timeout: 60000 });
-    const panel = '[data-role="review-panel"]';
-    assert.equal(await page.getAttribute(panel, 'data-done'), '5');
-    // One point per position; the blunders stand out on the graph and in the list.
-    assert.equal(await page.locator(`${panel} [data-role="review-graph"] circle[data-ply]`).count(), 5);
-    assert.equal(await page.locator(`${panel} circle[data-ply="1"][data-mark="blunder"]`).count(), 1);
-    const marks = page.locator(`${panel} [data-role="review-mark"]`);
-    assert.equal(await marks.count(), 2);
-    const first = await marks.first().textContent();
-    assert.match(first, /37-32\?\?/, first);
-    assert.match(first, /better \d+-\d+/, first);
-    assert.equal(await page.locator(`${panel} [data-role="review-mark"][data-ply="2"]`).count(), 0);
-    const accuracy = await page.textContent(`${panel} [data-role="review-accuracy"]`);
-    assert.match(accuracy, /White \(Ann\)/, accuracy);
-    assert.match(accuracy, /\d+\.\d%/, accuracy);
-    await page.click(`${panel} circle[data-ply="1"]`);
-    assert.match(await page.textContent(`${panel} [data-role="review-detail"]`), /37-32/);
-    await page.locator(panel).scrollIntoViewIfNeeded();
-    await page.waitForSelector('[data-toast]', { state: 'detached' });
-    await shot(page, `review-${name}.png`);
-    // Reopened later (a reload), the stored review is shown at once.
-    await page.reload();
-    await page.waitForSelector('html[data-ready="true"]');
-    await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, b.gameId);
-    await page.click('[data-action="review"]');
-    await page.waitForSelector('[data-role="review-panel"][data-status="done"]');
-    assert.equal(await page.locator(`${panel} [data-role="review-mark"]`).count(), 2);
-    await closePage(page);
-  }
-});
-
-// Issue 12: a beginner can beat level 1. The human side's moves come from the server's hint
-// (full strength, a fixed time: an honest oracle) and are clicked on the board; the game must
-// end won. International games of this kind last about 50 moves (docs/strength.md).
-e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
-  const HINT_TIME = 0.15;
-
 /* ---------- issue 12: navigation, variations, analysis board (helper C) ---------- */
 
 /** The board's tree attributes: shown node, end of the main line. */
@@ -834,43 +774,6 @@ e2e('bug: a search in the variant picker hides the picked variant, Play starts t
   await openNewGameDialog(page);
   await page.click('[data-dialog="new-game"] [data-variant="international"]');
   await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
-  await page.click('[data-opponent="engine"]');
-  await page.click('[data-color="white"]');
-  await page.fill('[data-field="engine-time"]', '1');
-  await page.selectOption('[data-field="engine-level"]', '1');
-  const oldId = (await board(page)).gameId;
-  await page.click('[data-action="start-game"]');
-  await page.waitForFunction((old) => {
-    const d = document.getElementById('board').dataset;
-    return d.mode === 'play' && d.variant === 'international' && d.gameId !== '' && d.gameId !== old;
-  }, oldId);
-  let b = await waitTurn(page);
-  const id = b.gameId;
-  assert.equal((await api('GET', `/api/games/${id}`)).level, 1, 'the game is at level 1');
-  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
-  assert.ok(secrets.length > 0, 'the page holds its seat');
-  const started = Date.now();
-  while (!b.outcome) {
-    assert.ok(b.ply < 200, `no result after ${b.ply} plies`);
-    const r = await fetch(`${BASE}/api/games/${id}/hint`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
-      body: JSON.stringify({ time: HINT_TIME }),
-    });
-    const hint = await r.json();
-    assert.equal(r.status, 200, JSON.stringify(hint));
-    const move = b.legal.find((m) => m.full === hint.full);
-    assert.ok(move, `the hint ${hint.full} is a legal move`);
-    await playMove(page, move);
-    b = await waitTurn(page);
-  }
-  const state = await api('GET', `/api/games/${id}`);
-  assert.equal(state.outcome.winner, 'white', `the human side wins (${state.outcome.reason})`);
-  await shot(page, 'level-1-beaten.png');
-  console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
-  await closePage(page);
-}, 120000);
-
   // A search with one match (the page's filter: id, name, description, aliases).
   const { variants } = await api('GET', '/api/variants');
   const hits = (q) => variants.filter((v) => `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q));
@@ -996,3 +899,107 @@ e2e('bug: on a phone the editor keeps the board in view', async () => {
   await shot(page, 'editor-phone.png');
   await closePage(page);
 });
+
+e2e('game review of an imported game: progress, the graph, the blunders marked, accuracy (desktop and phone)', async () => {
+  // White's 37-32 gives a man away (27x38) and 47-42 a second one (38x47, crowning); Black's
+  // captures are its only moves, so they are never marked.
+  const pdn = '[Event "Review e2e"]\n[White "Ann"]\n[Black "Bob"]\n[Variant "international"]\n'
+    + '[FEN "W:W36,37,46,47,48:B1,2,3,4,27"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n';
+  for (const [name, viewport] of [
+    ['desktop', { width: 1440, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ]) {
+    const page = await openPage(viewport);
+    await newGame(page, { variant: 'international', opponent: 'human' });
+    const before = await waitTurn(page);
+    await page.click('[data-action="share"]');
+    await page.waitForSelector('[data-dialog="share"][open]');
+    await page.selectOption('[data-field="import-players"]', 'human-human');
+    await page.fill('[data-field="import-text"]', pdn);
+    await page.click('[data-action="import"]');
+    await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, before.gameId);
+    // An imported game opens at its start; End goes to its last position.
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '4');
+    const b = await waitTurn(page);
+    assert.equal(b.ply, 4);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"]:not([hidden])');
+    await page.click('[data-action="review-start"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]', { timeout: 60000 });
+    const panel = '[data-role="review-panel"]';
+    assert.equal(await page.getAttribute(panel, 'data-done'), '5');
+    // One point per position; the blunders stand out on the graph and in the list.
+    assert.equal(await page.locator(`${panel} [data-role="review-graph"] circle[data-ply]`).count(), 5);
+    assert.equal(await page.locator(`${panel} circle[data-ply="1"][data-mark="blunder"]`).count(), 1);
+    const marks = page.locator(`${panel} [data-role="review-mark"]`);
+    assert.equal(await marks.count(), 2);
+    const first = await marks.first().textContent();
+    assert.match(first, /37-32\?\?/, first);
+    assert.match(first, /better \d+-\d+/, first);
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"][data-ply="2"]`).count(), 0);
+    const accuracy = await page.textContent(`${panel} [data-role="review-accuracy"]`);
+    assert.match(accuracy, /White \(Ann\)/, accuracy);
+    assert.match(accuracy, /\d+\.\d%/, accuracy);
+    await page.click(`${panel} circle[data-ply="1"]`);
+    assert.match(await page.textContent(`${panel} [data-role="review-detail"]`), /37-32/);
+    await page.locator(panel).scrollIntoViewIfNeeded();
+    await page.waitForSelector('[data-toast]', { state: 'detached' });
+    await shot(page, `review-${name}.png`);
+    // Reopened later (a reload), the stored review is shown at once.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, b.gameId);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]');
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"]`).count(), 2);
+    await closePage(page);
+  }
+});
+
+// Issue 12: a beginner can beat level 1. The human side's moves come from the server's hint
+// (full strength, a fixed time: an honest oracle) and are clicked on the board; the game must
+// end won. International games of this kind last about 50 moves (docs/strength.md).
+e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
+  const HINT_TIME = 0.15;
+  const page = await openPage();
+  await openNewGameDialog(page);
+  await page.click('[data-dialog="new-game"] [data-variant="international"]');
+  await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
+  await page.click('[data-opponent="engine"]');
+  await page.click('[data-color="white"]');
+  await page.fill('[data-field="engine-time"]', '1');
+  await page.selectOption('[data-field="engine-level"]', '1');
+  const oldId = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((old) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.variant === 'international' && d.gameId !== '' && d.gameId !== old;
+  }, oldId);
+  let b = await waitTurn(page);
+  const id = b.gameId;
+  assert.equal((await api('GET', `/api/games/${id}`)).level, 1, 'the game is at level 1');
+  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
+  assert.ok(secrets.length > 0, 'the page holds its seat');
+  const started = Date.now();
+  while (!b.outcome) {
+    assert.ok(b.ply < 200, `no result after ${b.ply} plies`);
+    const r = await fetch(`${BASE}/api/games/${id}/hint`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
+      body: JSON.stringify({ time: HINT_TIME }),
+    });
+    const hint = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(hint));
+    const move = b.legal.find((m) => m.full === hint.full);
+    assert.ok(move, `the hint ${hint.full} is a legal move`);
+    await playMove(page, move);
+    b = await waitTurn(page);
+  }
+  const state = await api('GET', `/api/games/${id}`);
+  assert.equal(state.outcome.winner, 'white', `the human side wins (${state.outcome.reason})`);
+  await shot(page, 'level-1-beaten.png');
+  console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
+  await closePage(page);
+}, 120000);

@@ -81,6 +81,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/", get(web::index))
         .route("/app.js", get(web::script))
         .route("/review.js", get(web::review_script))
+        .route("/friend.js", get(web::friend_script))
         .route("/style.css", get(web::style))
         .route("/api/variants", get(api::variants))
         .route("/api/variants/{id}", get(api::variant))

@@ -56,9 +56,14 @@ pub struct Meta {
     /// Resignation, draw offers and claims, flag falls, the clock (friend.rs).
     #[serde(flatten)]
     pub play: crate::friend::Play,
-    /// Hash of the invitation that hands the free seat to a friend (None: none open).
-    #[serde(skip)]
+    /// Hash of the invitation that hands the free seat to a friend (None: none open). Only
+    /// whether one is open is shown.
+    #[serde(rename = "invite_open", serialize_with = "is_some")]
     pub invite: Option<String>,
+}
+
+fn is_some<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(v.is_some())
 }
 
 #[derive(Clone, Debug, Serialize)]

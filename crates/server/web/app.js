@@ -1023,7 +1023,9 @@ function connectEvents(id) {
       return;
     }
     if (st.id !== id) return;
-    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && JSON.stringify(st.tree) === JSON.stringify(S.game.tree)) return;
+    // (friend.js: a resignation, a draw offer or a clock changes no move but must show.)
+    const same = (k) => JSON.stringify(st[k]) === JSON.stringify(S.game[k]);
+    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && same('tree') && same('outcome') && same('draw_offer') && same('clock') && same('invite_open')) return;
     setGame(st); // changed elsewhere (another tab)
   });
 }
@@ -2278,6 +2280,18 @@ function mainLineNode(ply) {
 window.damspel = Object.assign(window.damspel || {}, {
   game: () => S.game,
   api: (method, path, body) => api(method, path, body),
+  // friend.js: show a game (a friend's, just created or joined) and read this browser's seats.
+  show: async (state) => {
+    await showVariant(state.variant);
+    if (S.mode === 'editor') exitEditor(false);
+    // A friend's game is seen from the seat this browser holds.
+    const held = seatsOf(state.id);
+    if (state.white === 'human' && state.black === 'human') S.flipped = !!held.black && !held.white;
+    S.game = null;
+    setGame(state, { animate: false });
+  },
+  seats: (id) => seatsOf(id),
+  variant: () => S.game?.variant || S.settings.variant,
   goToPly: (ply) => {
     const node = mainLineNode(ply);
     if (node !== null && S.mode === 'play' && !engineBusy()) gotoNode(node);

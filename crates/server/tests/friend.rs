@@ -388,3 +388,36 @@ async fn bad_friend_requests_get_clear_errors() {
     assert_eq!(status, 404);
     s.stop().await;
 }
+
+#[tokio::test]
+async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
+    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let c = reqwest::Client::new();
+    // Three seconds each, and an engine time (10 s) that would lose on time if it were used.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "black": "engine", "engine_time": 10, "clock": {"minutes": 0.05}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let white = created["seats"]["white"].as_str().unwrap();
+    assert_eq!(mv(&c, &s, id, white, "a3-a4").await.0, 200);
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/engine")),
+        Some(white),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["history"].as_array().unwrap().len(), 2);
+    let black = state["clock"]["black_ms"].as_i64().unwrap();
+    // A 30th of 3 s is 0.1 s; half the time left is the most it may plan (a loaded machine
+    // may overrun a little, so the bound is generous).
+    assert!(black > 1_000 && black < 3_000, "{state}");
+    assert!(state["outcome"].is_null(), "{state}");
+    s.stop().await;
+}

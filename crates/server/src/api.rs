@@ -823,10 +823,36 @@ async fn shown_state(app: &Arc<AppState>, id: &str) -> AppResult<Arc<Value>> {
         .await?
 }
 
-pub async fn game(State(app): App, Path(id): Path<String>) -> AppResult<Json<Value>> {
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    /// Show this node of the tree, for this request only (the game's shown node stays).
+    node: Option<usize>,
+}
+
+pub async fn game(
+    State(app): App,
+    Path(id): Path<String>,
+    query: Result<axum::extract::Query<View>, axum::extract::rejection::QueryRejection>,
+) -> AppResult<Json<Value>> {
+    let view = query.map_err(|e| ApiError::bad_request(e.body_text()))?.0;
     // A clock that ran out while nobody was connected (a restart) ends the game now.
     app.check_flag(&id).await?;
-    Ok(Json((*shown_state(&app, &id).await?).clone()))
+    let Some(node) = view.node else {
+        return Ok(Json((*shown_state(&app, &id).await?).clone()));
+    };
+    // A read-only view (anyone may look, a watcher or a player stepping back in a friend's
+    // game): a copy goes to the node, the game stays where it is.
+    let slot = app.game(&id).await?;
+    let guard = slot.lock_owned().await;
+    app.work
+        .run(None, move || {
+            let mut copy = guard.session.clone_box();
+            drop(guard);
+            copy.goto(node)?;
+            state_value(copy.as_ref()).map(Json)
+        })
+        .await?
 }
 
 #[derive(Deserialize)]

@@ -421,3 +421,28 @@ async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
     assert!(state["outcome"].is_null(), "{state}");
     s.stop().await;
 }
+
+#[tokio::test]
+async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
+    let s = TestServer::start(temp_db("friend-view"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    let (_, end) = mv(&c, &s, &f.id, &f.black, "h6-h5").await;
+    let first = end["tree"]["nodes"][0]["children"][0].as_u64().unwrap();
+    // A watcher (no seat) looks at the position after the first move.
+    let (status, view) = get(&c, &s.url(&format!("/api/games/{}?node={first}", f.id))).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["history"].as_array().unwrap().len(), 1);
+    assert_eq!(view["tree"]["current"], first);
+    assert_eq!(view["side_to_move"], "black");
+    // The game itself still shows its end, and goes on there.
+    let (_, game) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(game["history"].as_array().unwrap().len(), 2);
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "b3-b4").await.0, 200);
+    let (status, _) = get(&c, &s.url(&format!("/api/games/{}?node=999", f.id))).await;
+    assert_eq!(status, 422);
+    let (status, _) = get(&c, &s.url(&format!("/api/games/{}?node=x", f.id))).await;
+    assert_eq!(status, 400);
+    s.stop().await;
+}

@@ -1035,6 +1035,13 @@ e2e('play a friend: two browsers, the link gives the other seat, moves and a dra
       await playMove(mover, move);
       await watcher.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply + 1);
     }
+    // Black steps back through the game: a view of its own, White's board stays at the end.
+    await b.click('[data-action="undo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '3');
+    assert.equal((await api('GET', `/api/games/${id}`)).history.length, 4);
+    assert.equal((await board(a)).ply, 4);
+    await b.click('[data-action="redo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '4');
     // The running clock is White's again, counting down on both pages.
     await a.waitForSelector('[data-role="clock-white"][data-running="true"]');
     await b.waitForSelector('[data-role="clock-white"][data-running="true"]');

@@ -1068,20 +1068,17 @@ async fn think(
                     wanted.max_time
                 )))
             }
-            // The engine's own move under a clock: a share of its time (friend.rs).
-            None if wanted.game_move && s.meta().play.clock.is_some() => s
-                .meta()
-                .play
-                .clock
-                .as_ref()
-                .map_or(s.meta().engine_time, |c| {
-                    c.engine_share(
-                        s.main_side_to_move().into(),
-                        friend::now_ms(),
-                        MAX_ENGINE_TIME,
-                    )
-                }),
             None => s.meta().engine_time,
+        };
+        // The engine's own move under a clock: the clock decides, a share of the engine's time
+        // left (friend.rs), whatever time was asked for.
+        let time = match s.meta().play.clock.as_ref() {
+            Some(c) if wanted.game_move => c.engine_share(
+                s.main_side_to_move().into(),
+                friend::now_ms(),
+                MAX_ENGINE_TIME,
+            ),
+            _ => time,
         };
         // The game's level plays the engine's moves; hints and analysis are at full strength.
         let level = if wanted.game_move {

@@ -409,7 +409,8 @@ async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
         &c,
         &s.url(&format!("/api/games/{id}/engine")),
         Some(white),
-        json!({}),
+        // As the page asks: the game's engine time, which the clock overrules.
+        json!({"time": 10}),
     )
     .await;
     assert_eq!(status, 200, "{state}");

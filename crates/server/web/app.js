@@ -2314,7 +2314,7 @@ window.damspel = Object.assign(window.damspel || {}, {
     if (S.mode === 'editor') exitEditor(false);
     // A friend's game is seen from the seat this browser holds.
     const held = seatsOf(state.id);
-    if (state.white === 'human' && state.black === 'human') S.flipped = !!held.black && !held.white;
+    S.flipped = state.white === 'human' && state.black === 'human' ? !!held.black && !held.white : state.white === 'engine' && state.black === 'human';
     S.game = null;
     setGame(state, { animate: false });
   },

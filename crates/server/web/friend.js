@@ -116,7 +116,7 @@ function render() {
     }
     parts.push(`<div class="row">${row.join('')}</div>`);
   }
-  parts.push('<div class="row"><button type="button" class="btn" data-action="friend-new">Play a friend</button></div>');
+  parts.push('<div class="row"><button type="button" class="btn" data-action="friend-new">Play a friend · clock</button></div>');
   p.innerHTML = parts.join('');
   renderClocks();
   clearInterval(F.tick);
@@ -178,11 +178,12 @@ function openDialog() {
     d = document.createElement('dialog');
     d.className = 'friend-dialog card';
     d.innerHTML = `<form method="dialog">
-      <b>Play a friend</b>
+      <b>Play with a clock</b>
+      <label>Opponent <select data-field="friend-opponent"><option value="friend">A friend (a link for the other seat)</option><option value="engine">The engine</option></select></label>
       <label>Your side <select data-field="friend-seat"><option value="white">White</option><option value="black">Black</option></select></label>
       <label>Minutes each (0: no clock) <input type="number" min="0" max="180" step="any" value="5" data-field="friend-minutes"></label>
       <label>Increment, seconds <input type="number" min="0" max="600" step="any" value="3" data-field="friend-increment"></label>
-      <div class="row"><button type="button" class="btn primary" data-action="friend-create">Create and get the link</button><button class="btn" value="cancel">Cancel</button></div>
+      <div class="row"><button type="button" class="btn primary" data-action="friend-create">Start</button><button class="btn" value="cancel">Cancel</button></div>
     </form>`;
     document.body.appendChild(d);
     d.querySelector('[data-action="friend-create"]').addEventListener('click', () => create(d));
@@ -193,17 +194,15 @@ function openDialog() {
 async function create(d) {
   const minutes = Number(d.querySelector('[data-field="friend-minutes"]').value) || 0;
   const increment = Number(d.querySelector('[data-field="friend-increment"]').value) || 0;
-  const body = {
-    variant: D().variant(),
-    white: 'human',
-    black: 'human',
-    friend: true,
-    seat: d.querySelector('[data-field="friend-seat"]').value,
-  };
+  const seat = d.querySelector('[data-field="friend-seat"]').value;
+  const engine = d.querySelector('[data-field="friend-opponent"]').value === 'engine';
+  const body = engine
+    ? { variant: D().variant(), white: seat === 'white' ? 'human' : 'engine', black: seat === 'black' ? 'human' : 'engine' }
+    : { variant: D().variant(), white: 'human', black: 'human', friend: true, seat };
   if (minutes > 0) body.clock = { minutes, increment };
   try {
     const state = await D().api('POST', '/api/games', body);
-    keepInvite(state.id, `${location.origin}${state.invite.link}`);
+    if (state.invite) keepInvite(state.id, `${location.origin}${state.invite.link}`);
     d.close();
     await D().show(state);
   } catch (err) {

@@ -202,7 +202,7 @@ impl AppState {
         let slot = self.game(id).await?;
         let mut guard = slot.lock_owned().await;
         let app = self.clone();
-        let answer = self
+        let answer: Result<(Value, bool), ApiError> = self
             .work
             .run(None, move || {
                 let now = friend::now_ms();
@@ -214,14 +214,17 @@ impl AppState {
                 let before = next.main_plies();
                 change(next.as_mut())?;
                 friend::after_change(next.as_mut(), before, now);
+                let moved = next.main_plies() != before;
                 let state = app.commit(&mut guard, next)?;
-                Ok(with_seats(state, &claimed))
+                Ok((with_seats(state, &claimed), moved))
             })
             .await?;
-        if let Ok(answer) = &answer {
-            self.watch_clock(id, answer);
+        let (answer, moved) = answer?;
+        // Only a move sets a new deadline: one timer per move at most.
+        if moved {
+            self.watch_clock(id, &answer);
         }
-        answer
+        Ok(answer)
     }
 
     /// Writes `next` to the store, then makes it the game in memory and tells the listeners.

@@ -1003,3 +1003,72 @@ e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
   console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
   await closePage(page);
 }, 120000);
+
+// ---- play a friend (issue 12, item 6): two browser contexts over the network path ----
+e2e('play a friend: two browsers, the link gives the other seat, moves and a draw offer seen live by both', async () => {
+  const a = await openPage();
+  await newGame(a, { variant: 'turkish', opponent: 'human' });
+  await a.click('[data-action="friend-new"]');
+  await a.waitForSelector('dialog.friend-dialog[open]');
+  await a.fill('[data-field="friend-minutes"]', '5');
+  await a.fill('[data-field="friend-increment"]', '2');
+  const before = (await board(a)).gameId;
+  await a.click('[data-action="friend-create"]');
+  await a.waitForFunction((old) => { const d = document.getElementById('board').dataset; return d.gameId !== '' && d.gameId !== old; }, before);
+  const link = await a.inputValue('[data-role="invite-link"]');
+  const id = (await board(a)).gameId;
+  assert.match(link, new RegExp(`#/game/${id}/join/`));
+  assert.deepEqual(await a.evaluate((g) => Object.keys(window.damspel.seats(g)), id), ['white']);
+  // The friend: another browser (its own storage), opening the link.
+  const other = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic'] });
+  try {
+    const bctx = await other.newContext({ viewport: { width: 1000, height: 800 } });
+    const b = await bctx.newPage();
+    b.errors = [];
+    b.on('pageerror', (e) => b.errors.push(`pageerror: ${e.message}`));
+    await b.goto(link);
+    await b.waitForSelector('html[data-ready="true"]');
+    await b.waitForFunction((g) => document.getElementById('board').dataset.gameId === g && window.damspel.seats(g).black, id);
+    assert.deepEqual(await b.evaluate((g) => Object.keys(window.damspel.seats(g)), id), ['black']);
+    await b.waitForSelector('[data-role="clock-black"]');
+    // The creator sees the friend arrive (live, over the event stream).
+    await a.waitForSelector('[data-role="friend-joined"]');
+    // A few moves each way, each seen by the other browser without a reload.
+    for (let ply = 0; ply < 4; ply++) {
+      const [mover, watcher] = ply % 2 === 0 ? [a, b] : [b, a];
+      await mover.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply);
+      const st = await board(mover);
+      const move = st.legal.find((m) => m.captures.length === 0) || st.legal[0];
+      await playMove(mover, move);
+      await watcher.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply + 1);
+    }
+    // Black steps back through the game: a view of its own, White's board stays at the end.
+    await b.click('[data-action="undo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '3');
+    assert.equal((await api('GET', `/api/games/${id}`)).history.length, 4);
+    assert.equal((await board(a)).ply, 4);
+    await b.click('[data-action="redo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '4');
+    // The running clock is White's again, counting down on both pages.
+    await a.waitForSelector('[data-role="clock-white"][data-running="true"]');
+    await b.waitForSelector('[data-role="clock-white"][data-running="true"]');
+    // White offers a draw; Black sees the offer and accepts; both see the result.
+    await a.click('[data-action="draw-offer"]');
+    await b.waitForSelector('[data-role="draw-offer"][data-from="white"]');
+    await b.click('[data-action="draw-accept"]');
+    for (const p of [a, b]) {
+      await p.waitForFunction(() => document.getElementById('board').dataset.outcome === '1/2-1/2');
+    }
+    await shot(a, 'friend-white.png');
+    await shot(b, 'friend-black.png');
+    const state = await api('GET', `/api/games/${id}`);
+    assert.equal(state.outcome.reason, 'draw by agreement');
+    assert.equal(state.history.length, 4);
+    const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
+    assert.match(pdn, /\[Result "1\/2-1\/2"\]/);
+    assert.deepEqual(b.errors, [], 'the friend\'s page logged errors');
+  } finally {
+    await other.close();
+  }
+  await closePage(a);
+});

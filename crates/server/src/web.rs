@@ -27,3 +27,10 @@ pub async fn review_script() -> impl IntoResponse {
         include_str!("../web/review.js"),
     )
 }
+
+pub async fn friend_script() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        include_str!("../web/friend.js"),
+    )
+}

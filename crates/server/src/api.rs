@@ -1184,28 +1184,8 @@ pub async fn hint(
     headers: HeaderMap,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
-    let claimed = claim_if_free(&app, &id, &who).await?;
-    let who = with_claim(&who, &claimed);
-    let wanted = Wanted {
-        time: body.time,
-        lines: lines_of(body.lines)?,
-        max_time: MAX_ENGINE_TIME,
-        game_move: false,
-    };
-    let outcome = think(&app, &id, &who, wanted).await?;
-    let mut answer = json!({
-        "move": outcome.best_notation,
-        "full": outcome.best_full,
-        "score": outcome.score,
-        "pv": outcome.pv,
-        "lines": outcome.lines,
-        "depth": outcome.depth,
-    });
-    if let Some(seats) = claimed {
-        answer["seats"] = seats;
-    }
-    Ok(Json(answer))
+    let time = body.time;
+    lines_answer(&app, &id, &headers, body, time, MAX_ENGINE_TIME).await
 }
 
 /// Analyses the current position with 1 to 5 lines for up to two minutes, streaming each
@@ -1216,16 +1196,29 @@ pub async fn analyse(
     headers: HeaderMap,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
-    let claimed = claim_if_free(&app, &id, &who).await?;
+    let time = Some(body.time.unwrap_or(MAX_ANALYSIS_TIME));
+    lines_answer(&app, &id, &headers, body, time, MAX_ANALYSIS_TIME).await
+}
+
+/// A search that plays nothing (a hint, an analysis): its best move and lines.
+async fn lines_answer(
+    app: &Arc<AppState>,
+    id: &str,
+    headers: &HeaderMap,
+    body: Think,
+    time: Option<f64>,
+    max_time: f64,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(headers);
+    let claimed = claim_if_free(app, id, &who).await?;
     let who = with_claim(&who, &claimed);
     let wanted = Wanted {
-        time: Some(body.time.unwrap_or(MAX_ANALYSIS_TIME)),
+        time,
         lines: lines_of(body.lines)?,
-        max_time: MAX_ANALYSIS_TIME,
+        max_time,
         game_move: false,
     };
-    let outcome = think(&app, &id, &who, wanted).await?;
+    let outcome = think(app, id, &who, wanted).await?;
     let mut answer = json!({
         "move": outcome.best_notation,
         "full": outcome.best_full,

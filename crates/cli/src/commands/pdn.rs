@@ -103,7 +103,8 @@ pub fn run(catalogue: &Catalogue, action: Action) -> Result<()> {
     }
 }
 
-fn load(path: &Path) -> Result<PdnFile> {
+/// A PDN file read from disk, refused past the reader's size limit.
+pub(crate) fn load(path: &Path) -> Result<PdnFile> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use damspel_notation::pdn::{read_file, VariantDecider, MAX_FILE_LEN};
+use damspel_notation::pdn::VariantDecider;
 use damspel_review::{annotate, review_game, Budget, Options, Review, Stopper};
 use damspel_rules::Catalogue;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -48,17 +48,7 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
         catalogue.get(id)?;
     }
     let path = &args.file;
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    if size > MAX_FILE_LEN as u64 {
-        bail!(
-            "{} has {size} bytes; at most {MAX_FILE_LEN} are read",
-            path.display()
-        );
-    }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let file = read_file(&bytes)?;
+    let file = super::pdn::load(path)?;
     let Some(game) = file.games.iter().find(|g| g.number == args.game) else {
         if let Some(e) = file.errors.iter().find(|e| e.number == args.game) {
             bail!(

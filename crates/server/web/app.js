@@ -51,6 +51,12 @@
  *   engine-pv"]`, `[data-role="evalbar"]` (data-score, White's view), `[data-role="toasts"]`,
  *   dialogs `[data-dialog="new-game|rules|share|games"]`, games list rows `[data-game]`.
  * The URL holds the game: `#/game/ID` (a reload resumes it).
+ * Details (issue 12, item 7): `[data-field="lang"]` (language picker, i18n.js; <html lang>),
+ *   `[data-action="settings"]` and `[data-dialog="settings"]` (prefs.js), keyboard entry
+ *   `[data-field="move-input"]` in the form `[data-role="move-entry"]` with its answer in
+ *   `[data-role="move-entry-msg"]` (data-ok="false" when refused), the picker's short list
+ *   `[data-family="popular"]`, numbered variants' notes `[data-role="variant-note"]`, square
+ *   numbers `#board .nums text`.
  */
 
 // `tr` (not `t`, a common local name here, e.g. for the move tree) gives the page's strings.

@@ -715,7 +715,7 @@ function onSquare(sq) {
   const piece = g.pieces.find((p) => p.square === sq);
   if (piece && piece.color === g.side_to_move && g.must_capture?.length) {
     flashMust();
-    toast(`Capturing is compulsory: ${g.must_capture.join(', ')} must capture.`, 'info');
+    toast(tr('toast.must_capture', { squares: g.must_capture.join(', ') }), 'info');
   }
   deselect();
 }
@@ -866,7 +866,7 @@ async function loadGame(id) {
     setGame(state, { animate: false });
     return true;
   } catch (err) {
-    toast(err.status === 404 ? 'That game is not stored here any more.' : `Could not load the game: ${err.message}`);
+    toast(err.status === 404 ? tr('toast.gone') : `${tr('toast.load_failed')} ${err.message}`);
     return false;
   }
 }
@@ -1253,7 +1253,7 @@ function renderVariantList() {
     const note = variantNote(v.id);
     return `<button type="button" class="variant-item${S.pick === v.id ? ' is-picked' : ''}" data-variant="${esc(v.id)}">
         <span class="vi-name">${esc(v.name)}</span>
-        <span class="vi-board">${b.width}×${b.height}${b.squares === 'dark' ? ' dark' : ''}</span>
+        <span class="vi-board">${b.width}×${b.height}${b.squares === 'dark' ? ` ${esc(tr('picker.dark_short'))}` : ''}</span>
         ${note ? `<span class="vi-note" data-role="variant-note">${esc(note)}</span>` : ''}
         <span class="vi-desc">${esc(v.description)}</span></button>`;
   };
@@ -1563,7 +1563,7 @@ async function importGame(number) {
     // A recorded game opens at its start, to be stepped through.
     if (state.history.length) await gotoNode(0);
     const claims = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
-    toast(claims.length ? `Imported; ${claims.join('; ')}.` : 'Imported.', 'ok');
+    toast(claims.length ? `${tr('toast.imported')} ${claims.join('; ')}.` : tr('toast.imported'), 'ok');
   } catch (err) {
     toast(`Import: ${err.message}`);
   }

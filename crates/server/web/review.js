@@ -100,7 +100,7 @@ function mount() {
   const tools = $('.card.tools');
   const side = $('.side');
   if (!tools && !side) return false;
-  const button = el('button', { type: 'button', class: 'btn', 'data-action': 'review', 'data-i18n': 'review.button' }, t('review.button'));
+  const button = el('button', { type: 'button', class: 'btn', 'data-action': 'review', 'data-i18n': 'review.button' }, 'Review');
   if (tools) {
     tools.appendChild(button);
     tools.after(panel);

@@ -606,66 +606,6 @@ e2e('every variant: its start position drawn, with a screenshot', async () => {
   await closePage(page);
 }, 600000);
 
-e2e('game review of an imported game: progress, the graph, the blunders marked, accuracy (desktop and phone)', async () => {
-  // White's 37-32 gives a man away (27x38) and 47-42 a second one (38x47, crowning); Black's
-  // captures are its only moves, so they are never marked.
-  const pdn = '[Event "Review e2e"]\n[White "Ann"]\n[Black "Bob"]\n[Variant "international"]\n'
-    + '[FEN "W:W36,37,46,47,48:B1,2,3,4,27"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n';
-  for (const [name, viewport] of [
-    ['desktop', { width: 1440, height: 900 }],
-    ['phone', { width: 390, height: 844 }],
-  ]) {
-    const page = await openPage(viewport);
-    await newGame(page, { variant: 'international', opponent: 'human' });
-    const before = await waitTurn(page);
-    await page.click('[data-action="share"]');
-    await page.waitForSelector('[data-dialog="share"][open]');
-    await page.selectOption('[data-field="import-players"]', 'human-human');
-    await page.fill('[data-field="import-text"]', pdn);
-    await page.click('[data-action="import"]');
-    await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, before.gameId);
-    const b = await waitTurn(page);
-    assert.equal(b.ply, 4);
-    await page.click('[data-action="review"]');
-    await page.waitForSelector('[data-role="review-panel"]:not([hidden])');
-    await page.click('[data-action="review-start"]');
-    await page.waitForSelector('[data-role="review-panel"][data-status="done"]', { timeout: 60000 });
-    const panel = '[data-role="review-panel"]';
-    assert.equal(await page.getAttribute(panel, 'data-done'), '5');
-    // One point per position; the blunders stand out on the graph and in the list.
-    assert.equal(await page.locator(`${panel} [data-role="review-graph"] circle[data-ply]`).count(), 5);
-    assert.equal(await page.locator(`${panel} circle[data-ply="1"][data-mark="blunder"]`).count(), 1);
-    const marks = page.locator(`${panel} [data-role="review-mark"]`);
-    assert.equal(await marks.count(), 2);
-    const first = await marks.first().textContent();
-    assert.match(first, /37-32\?\?/, first);
-    assert.match(first, /better \d+-\d+/, first);
-    assert.equal(await page.locator(`${panel} [data-role="review-mark"][data-ply="2"]`).count(), 0);
-    const accuracy = await page.textContent(`${panel} [data-role="review-accuracy"]`);
-    assert.match(accuracy, /White \(Ann\)/, accuracy);
-    assert.match(accuracy, /\d+\.\d%/, accuracy);
-    await page.click(`${panel} circle[data-ply="1"]`);
-    assert.match(await page.textContent(`${panel} [data-role="review-detail"]`), /37-32/);
-    await page.locator(panel).scrollIntoViewIfNeeded();
-    await page.waitForSelector('[data-toast]', { state: 'detached' });
-    await shot(page, `review-${name}.png`);
-    // Reopened later (a reload), the stored review is shown at once.
-    await page.reload();
-    await page.waitForSelector('html[data-ready="true"]');
-    await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, b.gameId);
-    await page.click('[data-action="review"]');
-    await page.waitForSelector('[data-role="review-panel"][data-status="done"]');
-    assert.equal(await page.locator(`${panel} [data-role="review-mark"]`).count(), 2);
-    await closePage(page);
-  }
-});
-
-// Issue 12: a beginner can beat level 1. The human side's moves come from the server's hint
-// (full strength, a fixed time: an honest oracle) and are clicked on the board; the game must
-// end won. International games of this kind last about 50 moves (docs/strength.md).
-e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
-  const HINT_TIME = 0.15;
-
 /* ---------- issue 12: navigation, variations, analysis board (helper C) ---------- */
 
 /** The board's tree attributes: shown node, end of the main line. */
@@ -834,43 +774,6 @@ e2e('bug: a search in the variant picker hides the picked variant, Play starts t
   await openNewGameDialog(page);
   await page.click('[data-dialog="new-game"] [data-variant="international"]');
   await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
-  await page.click('[data-opponent="engine"]');
-  await page.click('[data-color="white"]');
-  await page.fill('[data-field="engine-time"]', '1');
-  await page.selectOption('[data-field="engine-level"]', '1');
-  const oldId = (await board(page)).gameId;
-  await page.click('[data-action="start-game"]');
-  await page.waitForFunction((old) => {
-    const d = document.getElementById('board').dataset;
-    return d.mode === 'play' && d.variant === 'international' && d.gameId !== '' && d.gameId !== old;
-  }, oldId);
-  let b = await waitTurn(page);
-  const id = b.gameId;
-  assert.equal((await api('GET', `/api/games/${id}`)).level, 1, 'the game is at level 1');
-  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
-  assert.ok(secrets.length > 0, 'the page holds its seat');
-  const started = Date.now();
-  while (!b.outcome) {
-    assert.ok(b.ply < 200, `no result after ${b.ply} plies`);
-    const r = await fetch(`${BASE}/api/games/${id}/hint`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
-      body: JSON.stringify({ time: HINT_TIME }),
-    });
-    const hint = await r.json();
-    assert.equal(r.status, 200, JSON.stringify(hint));
-    const move = b.legal.find((m) => m.full === hint.full);
-    assert.ok(move, `the hint ${hint.full} is a legal move`);
-    await playMove(page, move);
-    b = await waitTurn(page);
-  }
-  const state = await api('GET', `/api/games/${id}`);
-  assert.equal(state.outcome.winner, 'white', `the human side wins (${state.outcome.reason})`);
-  await shot(page, 'level-1-beaten.png');
-  console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
-  await closePage(page);
-}, 120000);
-
   // A search with one match (the page's filter: id, name, description, aliases).
   const { variants } = await api('GET', '/api/variants');
   const hits = (q) => variants.filter((v) => `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q));
@@ -995,6 +898,179 @@ e2e('bug: on a phone the editor keeps the board in view', async () => {
   assert.ok(r.top >= -1 && r.bottom <= r.height + 1, `the board is in view: ${JSON.stringify(r)}`);
   await shot(page, 'editor-phone.png');
   await closePage(page);
+});
+
+e2e('game review of an imported game: progress, the graph, the blunders marked, accuracy (desktop and phone)', async () => {
+  // White's 37-32 gives a man away (27x38) and 47-42 a second one (38x47, crowning); Black's
+  // captures are its only moves, so they are never marked.
+  const pdn = '[Event "Review e2e"]\n[White "Ann"]\n[Black "Bob"]\n[Variant "international"]\n'
+    + '[FEN "W:W36,37,46,47,48:B1,2,3,4,27"]\n\n1. 37-32 27x38 2. 47-42 38x47 *\n';
+  for (const [name, viewport] of [
+    ['desktop', { width: 1440, height: 900 }],
+    ['phone', { width: 390, height: 844 }],
+  ]) {
+    const page = await openPage(viewport);
+    await newGame(page, { variant: 'international', opponent: 'human' });
+    const before = await waitTurn(page);
+    await page.click('[data-action="share"]');
+    await page.waitForSelector('[data-dialog="share"][open]');
+    await page.selectOption('[data-field="import-players"]', 'human-human');
+    await page.fill('[data-field="import-text"]', pdn);
+    await page.click('[data-action="import"]');
+    await page.waitForFunction((old) => document.getElementById('board').dataset.gameId !== old, before.gameId);
+    // An imported game opens at its start; End goes to its last position.
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '0');
+    await page.keyboard.press('End');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '4');
+    const b = await waitTurn(page);
+    assert.equal(b.ply, 4);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"]:not([hidden])');
+    await page.click('[data-action="review-start"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]', { timeout: 60000 });
+    const panel = '[data-role="review-panel"]';
+    assert.equal(await page.getAttribute(panel, 'data-done'), '5');
+    // One point per position; the blunders stand out on the graph and in the list.
+    assert.equal(await page.locator(`${panel} [data-role="review-graph"] circle[data-ply]`).count(), 5);
+    assert.equal(await page.locator(`${panel} circle[data-ply="1"][data-mark="blunder"]`).count(), 1);
+    const marks = page.locator(`${panel} [data-role="review-mark"]`);
+    assert.equal(await marks.count(), 2);
+    const first = await marks.first().textContent();
+    assert.match(first, /37-32\?\?/, first);
+    assert.match(first, /better \d+-\d+/, first);
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"][data-ply="2"]`).count(), 0);
+    const accuracy = await page.textContent(`${panel} [data-role="review-accuracy"]`);
+    assert.match(accuracy, /White \(Ann\)/, accuracy);
+    assert.match(accuracy, /\d+\.\d%/, accuracy);
+    await page.click(`${panel} circle[data-ply="1"]`);
+    assert.match(await page.textContent(`${panel} [data-role="review-detail"]`), /37-32/);
+    await page.locator(panel).scrollIntoViewIfNeeded();
+    await page.waitForSelector('[data-toast]', { state: 'detached' });
+    await shot(page, `review-${name}.png`);
+    // Reopened later (a reload), the stored review is shown at once.
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, b.gameId);
+    await page.click('[data-action="review"]');
+    await page.waitForSelector('[data-role="review-panel"][data-status="done"]');
+    assert.equal(await page.locator(`${panel} [data-role="review-mark"]`).count(), 2);
+    await closePage(page);
+  }
+});
+
+// Issue 12: a beginner can beat level 1. The human side's moves come from the server's hint
+// (full strength, a fixed time: an honest oracle) and are clicked on the board; the game must
+// end won. International games of this kind last about 50 moves (docs/strength.md).
+e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
+  const HINT_TIME = 0.15;
+  const page = await openPage();
+  await openNewGameDialog(page);
+  await page.click('[data-dialog="new-game"] [data-variant="international"]');
+  await page.waitForSelector('[data-role="picked-info"][data-picked="international"] h3');
+  await page.click('[data-opponent="engine"]');
+  await page.click('[data-color="white"]');
+  await page.fill('[data-field="engine-time"]', '1');
+  await page.selectOption('[data-field="engine-level"]', '1');
+  const oldId = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((old) => {
+    const d = document.getElementById('board').dataset;
+    return d.mode === 'play' && d.variant === 'international' && d.gameId !== '' && d.gameId !== old;
+  }, oldId);
+  let b = await waitTurn(page);
+  const id = b.gameId;
+  assert.equal((await api('GET', `/api/games/${id}`)).level, 1, 'the game is at level 1');
+  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
+  assert.ok(secrets.length > 0, 'the page holds its seat');
+  const started = Date.now();
+  while (!b.outcome) {
+    assert.ok(b.ply < 200, `no result after ${b.ply} plies`);
+    const r = await fetch(`${BASE}/api/games/${id}/hint`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
+      body: JSON.stringify({ time: HINT_TIME }),
+    });
+    const hint = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(hint));
+    const move = b.legal.find((m) => m.full === hint.full);
+    assert.ok(move, `the hint ${hint.full} is a legal move`);
+    await playMove(page, move);
+    b = await waitTurn(page);
+  }
+  const state = await api('GET', `/api/games/${id}`);
+  assert.equal(state.outcome.winner, 'white', `the human side wins (${state.outcome.reason})`);
+  await shot(page, 'level-1-beaten.png');
+  console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
+  await closePage(page);
+}, 120000);
+
+// ---- play a friend (issue 12, item 6): two browser contexts over the network path ----
+e2e('play a friend: two browsers, the link gives the other seat, moves and a draw offer seen live by both', async () => {
+  const a = await openPage();
+  await newGame(a, { variant: 'turkish', opponent: 'human' });
+  await a.click('[data-action="friend-new"]');
+  await a.waitForSelector('dialog.friend-dialog[open]');
+  await a.fill('[data-field="friend-minutes"]', '5');
+  await a.fill('[data-field="friend-increment"]', '2');
+  const before = (await board(a)).gameId;
+  await a.click('[data-action="friend-create"]');
+  await a.waitForFunction((old) => { const d = document.getElementById('board').dataset; return d.gameId !== '' && d.gameId !== old; }, before);
+  const link = await a.inputValue('[data-role="invite-link"]');
+  const id = (await board(a)).gameId;
+  assert.match(link, new RegExp(`#/game/${id}/join/`));
+  assert.deepEqual(await a.evaluate((g) => Object.keys(window.damspel.seats(g)), id), ['white']);
+  // The friend: another browser (its own storage), opening the link.
+  const other = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-quic'] });
+  try {
+    const bctx = await other.newContext({ viewport: { width: 1000, height: 800 } });
+    const b = await bctx.newPage();
+    b.errors = [];
+    b.on('pageerror', (e) => b.errors.push(`pageerror: ${e.message}`));
+    await b.goto(link);
+    await b.waitForSelector('html[data-ready="true"]');
+    await b.waitForFunction((g) => document.getElementById('board').dataset.gameId === g && window.damspel.seats(g).black, id);
+    assert.deepEqual(await b.evaluate((g) => Object.keys(window.damspel.seats(g)), id), ['black']);
+    await b.waitForSelector('[data-role="clock-black"]');
+    // The creator sees the friend arrive (live, over the event stream).
+    await a.waitForSelector('[data-role="friend-joined"]');
+    // A few moves each way, each seen by the other browser without a reload.
+    for (let ply = 0; ply < 4; ply++) {
+      const [mover, watcher] = ply % 2 === 0 ? [a, b] : [b, a];
+      await mover.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply);
+      const st = await board(mover);
+      const move = st.legal.find((m) => m.captures.length === 0) || st.legal[0];
+      await playMove(mover, move);
+      await watcher.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply + 1);
+    }
+    // Black steps back through the game: a view of its own, White's board stays at the end.
+    await b.click('[data-action="undo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '3');
+    assert.equal((await api('GET', `/api/games/${id}`)).history.length, 4);
+    assert.equal((await board(a)).ply, 4);
+    await b.click('[data-action="redo"]');
+    await b.waitForFunction(() => document.getElementById('board').dataset.ply === '4');
+    // The running clock is White's again, counting down on both pages.
+    await a.waitForSelector('[data-role="clock-white"][data-running="true"]');
+    await b.waitForSelector('[data-role="clock-white"][data-running="true"]');
+    // White offers a draw; Black sees the offer and accepts; both see the result.
+    await a.click('[data-action="draw-offer"]');
+    await b.waitForSelector('[data-role="draw-offer"][data-from="white"]');
+    await b.click('[data-action="draw-accept"]');
+    for (const p of [a, b]) {
+      await p.waitForFunction(() => document.getElementById('board').dataset.outcome === '1/2-1/2');
+    }
+    await shot(a, 'friend-white.png');
+    await shot(b, 'friend-black.png');
+    const state = await api('GET', `/api/games/${id}`);
+    assert.equal(state.outcome.reason, 'draw by agreement');
+    assert.equal(state.history.length, 4);
+    const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
+    assert.match(pdn, /\[Result "1\/2-1\/2"\]/);
+    assert.deepEqual(b.errors, [], 'the friend\'s page logged errors');
+  } finally {
+    await other.close();
+  }
+  await closePage(a);
 });
 
 /* issue 12, item 7: the details players notice (languages, board options, keyboard entry, the

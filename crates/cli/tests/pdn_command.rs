@@ -92,3 +92,72 @@ fn list_check_and_convert() {
     assert_eq!(json["games"][0]["tags"][0][1], "Иванов");
     assert_eq!(json["games"][1]["replay"]["plies"], 2);
 }
+
+/// `--notation`: a Russian game (algebraic, as its players write it) converted to FMJD numbers,
+/// which the rule book defines for 8x8 (§0: 1 = b8 … 4 = h8, 5 = a7 …, 29 = a1 … 32 = g1): c3 is
+/// 22, d4 18, f6 11, g5 16, g3 24, h4 20. An International game goes the other way. A board of
+/// all squares has no numbers: a clear error.
+#[test]
+fn convert_writes_another_notation() {
+    let russian = file(
+        "russian.pdn",
+        b"[GameType \"25\"]\n1. c3-d4 f6-g5 2. g3-h4 *\n",
+    );
+    let out = damspel(&[
+        "pdn",
+        "convert",
+        russian.to_str().unwrap(),
+        "--to",
+        "pdn",
+        "--notation",
+        "numbers",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1. 22-18 11-16 2. 24-20 *"), "{text}");
+    assert!(text.contains("[GameType \"25,W,8,8,N2,0\"]"), "{text}");
+
+    // International (§0, 10x10: 1 = b10 … 5 = j10, then a row starting on a9): 32 is d4, 28
+    // e5, 19 g7, 23 f6, 14 h8. Read back, the algebraic text is the same game in numbers.
+    let international = file(
+        "international.pdn",
+        b"[GameType \"20\"]\n1. 32-28 19-23 2. 28x19 14x23 *\n",
+    );
+    let out = damspel(&[
+        "pdn",
+        "convert",
+        international.to_str().unwrap(),
+        "--to",
+        "pdn",
+        "--notation",
+        "algebraic",
+    ]);
+    let algebraic = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{algebraic}");
+    assert!(algebraic.contains("[GameType \"20,W,10,10,A0,0\"]"));
+    assert!(
+        algebraic.contains("1. d4-e5 g7-f6 2. e5xg7 h8xf6 *"),
+        "{algebraic}"
+    );
+    let back = file("back.pdn", algebraic.as_bytes());
+    let out = damspel(&["pdn", "convert", back.to_str().unwrap(), "--to", "pdn"]);
+    let numbers = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        numbers.contains("1. 32-28 19-23 2. 28x19 14x23 *"),
+        "{numbers}"
+    );
+
+    let turkish = file("turkish.pdn", b"[GameType \"30\"]\n1. d3-d4 *\n");
+    let out = damspel(&[
+        "pdn",
+        "convert",
+        turkish.to_str().unwrap(),
+        "--to",
+        "pdn",
+        "--notation",
+        "numbers",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("cannot be written in that notation"), "{err}");
+}

@@ -516,3 +516,14 @@ fn tag_values_are_unescaped() {
         assert_eq!(kind_of(bad), PdnErrorKind::Syntax, "{bad}");
     }
 }
+
+/// Found by `pdn_alphabet_strings`: a variation that holds only a strength mark was written
+/// `(?)`, which reads back as the mark of the move before it, not as a variation.
+#[test]
+fn a_variation_of_only_a_mark_reads_back_as_a_variation() {
+    let text = "a\n$\n(.?){}$";
+    let game = read_game(text).expect("reads");
+    let written = game.to_pdn();
+    let again = read_game(&written).expect("reads back");
+    assert_eq!(again.tree, game.tree, "{written:?}");
+}

@@ -23,6 +23,7 @@ use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::StreamExt;
 
 use crate::error::ApiError;
+use crate::friend;
 use crate::games::{Games, Shared};
 use crate::import;
 use crate::pool::{Cancel, Pool};
@@ -188,7 +189,9 @@ impl AppState {
     }
 
     /// Applies `change` to a copy of the game, commits the copy, and only then puts it in
-    /// memory and tells the listeners. Runs on a blocking thread.
+    /// memory and tells the listeners. Runs on a blocking thread. A clock whose time ran out
+    /// is settled first (committed even if the change then fails), and a move that extends the
+    /// main line runs the clock (friend.rs).
     async fn change(
         self: &Arc<Self>,
         id: &str,
@@ -199,19 +202,83 @@ impl AppState {
         let slot = self.game(id).await?;
         let mut guard = slot.lock_owned().await;
         let app = self.clone();
-        self.work
+        let answer: Result<(Value, bool), ApiError> = self
+            .work
             .run(None, move || {
+                let now = friend::now_ms();
+                if let Some(flagged) = friend::settle_flag(guard.session.as_ref(), now) {
+                    app.commit(&mut guard, flagged)?;
+                }
                 let mut next = guard.session.clone_box();
                 let claimed = authorize(next.as_mut(), &who, need)?;
+                let before = next.main_plies();
                 change(next.as_mut())?;
-                app.save(next.as_mut())?;
-                // Committed: memory follows the database from here on, whatever comes next.
-                guard.session = next;
-                guard.state = None;
-                let state = Arc::new(state_value(guard.session.as_ref())?);
-                guard.state = Some(state.clone());
-                app.publish(id_of(guard.session.as_ref()), "state", (*state).clone());
-                Ok(with_seats((*state).clone(), &claimed))
+                friend::after_change(next.as_mut(), before, now);
+                let moved = next.main_plies() != before;
+                let state = app.commit(&mut guard, next)?;
+                Ok((with_seats(state, &claimed), moved))
+            })
+            .await?;
+        let (answer, moved) = answer?;
+        // Only a move sets a new deadline: one timer per move at most.
+        if moved {
+            self.watch_clock(id, &answer);
+        }
+        Ok(answer)
+    }
+
+    /// Writes `next` to the store, then makes it the game in memory and tells the listeners.
+    fn commit(
+        &self,
+        guard: &mut tokio::sync::OwnedMutexGuard<crate::games::Slot>,
+        mut next: Box<dyn Session>,
+    ) -> Result<Value, ApiError> {
+        self.save(next.as_mut())?;
+        // Committed: memory follows the database from here on, whatever comes next.
+        guard.session = next;
+        guard.state = None;
+        let state = Arc::new(state_value(guard.session.as_ref())?);
+        guard.state = Some(state.clone());
+        self.publish(id_of(guard.session.as_ref()), "state", (*state).clone());
+        Ok((*state).clone())
+    }
+
+    /// With a clock running, wakes up when the mover's time is up to end the game on time,
+    /// so that both players (and watchers) see the flag fall without anyone sending a request.
+    fn watch_clock(self: &Arc<Self>, id: &str, state: &Value) {
+        let Some(deadline) = friend::deadline_of(state) else {
+            return;
+        };
+        // Weak: a sleeping timer must not keep a stopped server's state (and its database
+        // lock) alive.
+        let app = Arc::downgrade(self);
+        let id = id.to_string();
+        tokio::spawn(async move {
+            let wait = deadline.saturating_sub(friend::now_ms()) + 5;
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+            // A later move moved the deadline: its own timer watches it. Errors (the game
+            // left the store) leave nothing to do.
+            if let Some(app) = app.upgrade() {
+                let _ = app.check_flag(&id).await;
+            }
+        });
+    }
+
+    /// Ends the game on time if the mover's time is up.
+    pub(crate) async fn check_flag(self: &Arc<Self>, id: &str) -> Result<(), ApiError> {
+        let slot = self.game(id).await?;
+        let mut guard = slot.lock_owned().await;
+        if friend::settle_flag(guard.session.as_ref(), friend::now_ms()).is_none() {
+            return Ok(());
+        }
+        let app = self.clone();
+        self.work
+            .run(None, move || {
+                if let Some(flagged) = friend::settle_flag(guard.session.as_ref(), friend::now_ms())
+                {
+                    app.commit(&mut guard, flagged)?;
+                }
+                Ok(())
             })
             .await?
     }
@@ -248,6 +315,8 @@ enum Need {
     /// A move at this node (None: the current one): the mover's seat if it goes on with the
     /// game (at the end of the main line), any seat for a variation.
     Play(Option<usize>),
+    /// Nobody in particular (joining by an invitation checks its own token).
+    Anyone,
 }
 
 /// The seats whose secret controls a game: the human ones, or White's when both are engines
@@ -273,6 +342,9 @@ fn authorize(
     who: &Presented,
     need: Need,
 ) -> Result<Vec<(Color, String)>, ApiError> {
+    if need == Need::Anyone {
+        return Ok(Vec::new());
+    }
     let meta = session.meta();
     let controllers = controllers(meta);
     let mut side = session.side_to_move();
@@ -476,6 +548,14 @@ pub struct NewGame {
     engine_time: Option<f64>,
     /// The engine's playing level, 1 to 8 (default 8, full strength).
     level: Option<u32>,
+    /// Play a friend: both seats human, the creator takes `seat` and gets an invitation for
+    /// the other (friend.rs).
+    #[serde(default)]
+    friend: bool,
+    /// The creator's seat in a friend's game (default white).
+    seat: Option<friend::Side>,
+    /// A time control for both sides.
+    clock: Option<friend::TimeControl>,
 }
 
 fn human() -> Seat {
@@ -600,11 +680,33 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         updated: stamp,
         tags,
         keys: Default::default(),
+        play: Default::default(),
+        invite: None,
     };
-    let given: Vec<(Color, String)> = controllers(&meta)
+    if let Some(tc) = body.clock {
+        meta.play.clock = Some(tc.clock()?);
+    }
+    let mut given: Vec<(Color, String)> = controllers(&meta)
         .into_iter()
         .map(|c| (c, seats::new_secret()))
         .collect();
+    let mut invite = None;
+    if body.friend {
+        if body.white != Seat::Human || body.black != Seat::Human {
+            return Err(ApiError::unprocessable(
+                "a game with a friend has two human seats (white and black: human)",
+            ));
+        }
+        // The friend's seat gets a secret nobody knows until the invitation is used (so
+        // nobody can take it by just playing a move), and the invitation's hash is kept.
+        let mine: Color = body.seat.unwrap_or(friend::Side::White).into();
+        given.retain(|(c, _)| *c == mine);
+        let token = seats::new_secret();
+        meta.invite = Some(format!("{}:{}", (!mine).name(), seats::hash(&token)));
+        meta.keys.set(!mine, seats::hash(&seats::new_secret()));
+        invite = Some(json!({"seat": (!mine).name(), "token": token,
+            "link": format!("/#/game/{id}/join/{token}")}));
+    }
     for (c, secret) in &given {
         meta.keys.set(*c, seats::hash(secret));
     }
@@ -628,6 +730,9 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         }
     }
     let mut answer = with_seats(state, &given);
+    if let Some(invite) = invite {
+        answer["invite"] = invite;
+    }
     if !claims.is_empty() {
         answer["claims"] = serde_json::to_value(&claims).unwrap_or_default();
     }
@@ -721,8 +826,36 @@ async fn shown_state(app: &Arc<AppState>, id: &str) -> AppResult<Arc<Value>> {
         .await?
 }
 
-pub async fn game(State(app): App, Path(id): Path<String>) -> AppResult<Json<Value>> {
-    Ok(Json((*shown_state(&app, &id).await?).clone()))
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct View {
+    /// Show this node of the tree, for this request only (the game's shown node stays).
+    node: Option<usize>,
+}
+
+pub async fn game(
+    State(app): App,
+    Path(id): Path<String>,
+    query: Result<axum::extract::Query<View>, axum::extract::rejection::QueryRejection>,
+) -> AppResult<Json<Value>> {
+    let view = query.map_err(|e| ApiError::bad_request(e.body_text()))?.0;
+    // A clock that ran out while nobody was connected (a restart) ends the game now.
+    app.check_flag(&id).await?;
+    let Some(node) = view.node else {
+        return Ok(Json((*shown_state(&app, &id).await?).clone()));
+    };
+    // A read-only view (anyone may look, a watcher or a player stepping back in a friend's
+    // game): a copy goes to the node, the game stays where it is.
+    let slot = app.game(&id).await?;
+    let guard = slot.lock_owned().await;
+    app.work
+        .run(None, move || {
+            let mut copy = guard.session.clone_box();
+            drop(guard);
+            copy.goto(node)?;
+            state_value(copy.as_ref()).map(Json)
+        })
+        .await?
 }
 
 #[derive(Deserialize)]
@@ -940,6 +1073,16 @@ async fn think(
             }
             None => s.meta().engine_time,
         };
+        // The engine's own move under a clock: the clock decides, a share of the engine's time
+        // left (friend.rs), whatever time was asked for.
+        let time = match s.meta().play.clock.as_ref() {
+            Some(c) if wanted.game_move => c.engine_share(
+                s.main_side_to_move().into(),
+                friend::now_ms(),
+                MAX_ENGINE_TIME,
+            ),
+            _ => time,
+        };
         // The game's level plays the engine's moves; hints and analysis are at full strength.
         let level = if wanted.game_move {
             Level::new(s.meta().level.into()).unwrap_or(Level::FULL)
@@ -1126,6 +1269,7 @@ pub async fn events(
     Path(id): Path<String>,
 ) -> AppResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
     app.game(&id).await?;
+    app.check_flag(&id).await?;
     // Subscribe first, so that no change between the first state and the stream is missed.
     let receiver = app.sender(&id).subscribe();
     let first = shown_state(&app, &id).await?.to_string();
@@ -1170,4 +1314,171 @@ pub async fn method_not_allowed() -> ApiError {
 
 pub async fn no_such_page() -> ApiError {
     ApiError::not_found("no such page; the game is at /")
+}
+
+// ---- Playing a person: resign, draw offers, joining by invitation (friend.rs) ----
+
+/// The side a request acts for: the one seat it holds, or with both (one browser playing both
+/// sides) the side to move at the end of the main line.
+fn acting_side(s: &dyn Session, who: &Presented) -> AppResult<Color> {
+    let keys = &s.meta().keys;
+    match (who.holds(keys, Color::White), who.holds(keys, Color::Black)) {
+        (true, true) => Ok(s.main_side_to_move()),
+        (true, false) => Ok(Color::White),
+        (false, true) => Ok(Color::Black),
+        (false, false) => Err(seats::watching()),
+    }
+}
+
+fn check_not_over(s: &dyn Session) -> AppResult<()> {
+    if let Some(end) = &s.meta().play.ending {
+        return Err(ApiError::conflict(format!(
+            "the game is over: {}",
+            end.reason
+        )));
+    }
+    if s.main_over() {
+        return Err(ApiError::conflict("the game is over on the board"));
+    }
+    Ok(())
+}
+
+pub async fn resign(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    let me = who.clone();
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| {
+            check_not_over(s)?;
+            let side = acting_side(s, &me)?;
+            let plies = s.main_plies();
+            s.meta_mut().play.ending = Some(friend::Ending::win(
+                !side,
+                friend::How::Resignation,
+                format!("{} wins: {side} resigned", !side),
+                plies,
+            ));
+            Ok(())
+        })
+        .await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawAction {
+    /// offer, accept or decline.
+    action: String,
+}
+
+pub async fn draw(
+    State(app): App,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    Body(body): Body<DrawAction>,
+) -> AppResult<Json<Value>> {
+    let who = Presented::from_headers(&headers);
+    let me = who.clone();
+    Ok(Json(
+        app.change(&id, who, Need::AnySeat, move |s| {
+            check_not_over(s)?;
+            let side = acting_side(s, &me)?;
+            let offer = s.meta().play.draw_offer;
+            let other: friend::Side = (!side).into();
+            let plies = s.main_plies();
+            let seat_of = |c: Color| {
+                if c == Color::White {
+                    s.meta().white
+                } else {
+                    s.meta().black
+                }
+            };
+            match (body.action.as_str(), offer) {
+                // Offering when the other side has offered is accepting.
+                ("offer" | "accept", Some(o)) if o == other => {
+                    let meta = s.meta_mut();
+                    meta.play.draw_offer = None;
+                    meta.play.ending = Some(friend::Ending::draw(
+                        friend::How::Agreement,
+                        "draw by agreement".to_string(),
+                        plies,
+                    ));
+                    Ok(())
+                }
+                ("offer", _) if seat_of(!side) == Seat::Engine => Err(ApiError::conflict(
+                    "the engine plays on: it does not take draw offers",
+                )),
+                ("offer", Some(_)) => Err(ApiError::conflict("your draw offer is on the table")),
+                ("offer", None) => {
+                    s.meta_mut().play.draw_offer = Some(side.into());
+                    Ok(())
+                }
+                ("accept" | "decline", _) if offer != Some(other) => Err(ApiError::conflict(
+                    "there is no draw offer from your opponent",
+                )),
+                ("decline", _) => {
+                    s.meta_mut().play.draw_offer = None;
+                    Ok(())
+                }
+                (other, _) => Err(ApiError::unprocessable(format!(
+                    "action must be offer, accept or decline, not `{other}`"
+                ))),
+            }
+        })
+        .await?,
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Join {
+    /// The invitation's token (from the link).
+    invite: String,
+}
+
+/// Takes the free seat of a friend's game with its invitation: once. The seat's secret is in
+/// the answer's `seats`, as at creation.
+pub async fn join(
+    State(app): App,
+    Path(id): Path<String>,
+    Body(body): Body<Join>,
+) -> AppResult<Json<Value>> {
+    let secret = seats::new_secret();
+    let hash = seats::hash(&secret);
+    let taken: Arc<Mutex<Option<Color>>> = Arc::default();
+    let seat = taken.clone();
+    let state = app
+        .change(&id, Presented::default(), Need::Anyone, move |s| {
+            let Some(open) = s.meta().invite.clone() else {
+                return Err(ApiError::conflict(
+                    "the invitation was used already: the seat is taken, you can watch",
+                ));
+            };
+            let (color, wanted) = open.split_once(':').unwrap_or(("", ""));
+            let color = match color {
+                "white" => Color::White,
+                "black" => Color::Black,
+                _ => return Err(ApiError::internal("the stored invitation is damaged")),
+            };
+            if body.invite.len() > 128 || seats::hash(&body.invite) != wanted {
+                return Err(ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    "this is not the game's invitation: you can watch",
+                ));
+            }
+            let meta = s.meta_mut();
+            meta.invite = None;
+            meta.keys.set(color, hash);
+            *seat.lock().unwrap_or_else(|e| e.into_inner()) = Some(color);
+            Ok(())
+        })
+        .await?;
+    let color = taken
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .ok_or_else(|| ApiError::internal("no seat was taken"))?;
+    Ok(Json(with_seats(state, &[(color, secret)])))
 }

@@ -4,6 +4,7 @@
 
 mod api;
 mod error;
+mod friend;
 mod games;
 mod guard;
 mod import;
@@ -80,6 +81,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/", get(web::index))
         .route("/app.js", get(web::script))
         .route("/review.js", get(web::review_script))
+        .route("/friend.js", get(web::friend_script))
         .route("/style.css", get(web::style))
         .route("/i18n.js", get(web::i18n_script))
         .route("/prefs.js", get(web::prefs_script))
@@ -101,6 +103,9 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         .route("/api/games/{id}/annotate", post(api::annotate))
         .route("/api/games/{id}/analyse", post(api::analyse))
         .route("/api/games/{id}/pdn", get(api::pdn))
+        .route("/api/games/{id}/resign", post(api::resign))
+        .route("/api/games/{id}/draw", post(api::draw))
+        .route("/api/games/{id}/join", post(api::join))
         .route("/api/games/{id}/events", get(api::events))
         .route(
             "/api/games/{id}/review",

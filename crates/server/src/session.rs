@@ -53,6 +53,17 @@ pub struct Meta {
     /// Hashes of the seats' secrets: never sent to anyone.
     #[serde(skip)]
     pub keys: SeatKeys,
+    /// Resignation, draw offers and claims, flag falls, the clock (friend.rs).
+    #[serde(flatten)]
+    pub play: crate::friend::Play,
+    /// Hash of the invitation that hands the free seat to a friend (None: none open). Only
+    /// whether one is open is shown.
+    #[serde(rename = "invite_open", serialize_with = "is_some")]
+    pub invite: Option<String>,
+}
+
+fn is_some<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(v.is_some())
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -222,6 +233,12 @@ pub trait Session: Send {
     fn game_move_side(&self, node: usize) -> Option<Color>;
     /// Whether the current node is the end of the main line.
     fn at_main_end(&self) -> bool;
+    /// Plies of the main line (where the game goes on, and the clock counts).
+    fn main_plies(&self) -> usize;
+    /// The side to move at the end of the main line.
+    fn main_side_to_move(&self) -> Color;
+    /// Whether the board has ended the game at the end of the main line.
+    fn main_over(&self) -> bool;
     /// The moves from the start to the current node, as full paths, and the line after it.
     fn moves_full(&self) -> (Vec<String>, Vec<String>);
     /// The whole tree as stored (JSON).
@@ -328,6 +345,15 @@ impl<B: Bits> GameSession<B> {
     /// does not stop it (a recorded game, or a stored one replayed). Returns the move's node.
     fn play_as(&mut self, at: usize, text: &str, recorded: bool) -> Result<usize, ApiError> {
         self.go(at)?;
+        // (Stored and recorded moves were accepted once: they are replayed whatever the end.)
+        if let Some(end) = self.meta.play.ending.as_ref().filter(|_| !recorded) {
+            if at == self.tree.main_end() {
+                return Err(ApiError::conflict(format!(
+                    "the game is over: {}",
+                    end.reason
+                )));
+            }
+        }
         match self.game.outcome() {
             Some(Outcome::Draw(_)) if recorded => {}
             Some(outcome) => {
@@ -993,6 +1019,27 @@ impl<B: Bits> Session for GameSession<B> {
         self.tree.main_end() == self.cursor()
     }
 
+    fn main_plies(&self) -> usize {
+        self.tree.path(self.tree.main_end()).len() - 1
+    }
+
+    fn main_side_to_move(&self) -> Color {
+        let start = self.game.start().side_to_move();
+        if self.main_plies().is_multiple_of(2) {
+            start
+        } else {
+            !start
+        }
+    }
+
+    fn main_over(&self) -> bool {
+        if self.at_main_end() {
+            return self.game.outcome().is_some();
+        }
+        let mut main = self.clone();
+        main.go(self.tree.main_end()).is_ok() && main.game.outcome().is_some()
+    }
+
     fn moves_full(&self) -> (Vec<String>, Vec<String>) {
         let full = |n: usize| {
             self.tree
@@ -1020,6 +1067,20 @@ impl<B: Bits> Session for GameSession<B> {
     }
 
     fn outcome_json(&self) -> Option<OutcomeJson> {
+        // A resignation, an agreed draw or a flag fall ends the game where its main line ends.
+        if let Some(end) = &self.meta.play.ending {
+            if self.at_main_end() {
+                return Some(OutcomeJson {
+                    result: match end.winner {
+                        Some(crate::friend::Side::White) => "1-0",
+                        Some(crate::friend::Side::Black) => "0-1",
+                        None => "1/2-1/2",
+                    },
+                    winner: end.winner.map(|s| color_name(s.into())),
+                    reason: end.reason.clone(),
+                });
+            }
+        }
         self.game.outcome().map(|o| OutcomeJson {
             result: o.result_text(),
             winner: match o {
@@ -1059,7 +1120,13 @@ impl<B: Bits> Session for GameSession<B> {
         if let Some(o) = main.outcome_json() {
             extra.push(("Termination".to_string(), o.reason));
         }
-        let result = GameResult::from_outcome(main.game.outcome().as_ref());
+        let result = match &self.meta.play.ending {
+            Some(end) => match end.winner {
+                Some(w) => GameResult::Win(w.into()),
+                None => GameResult::Draw,
+            },
+            None => GameResult::from_outcome(main.game.outcome().as_ref()),
+        };
         let game = PdnGame {
             rules: main.game.rules(),
             event: tag("Event").unwrap_or_else(|| format!("Damspel game {}", self.meta.id)),

@@ -173,6 +173,15 @@ impl Store {
         if !has_tree {
             conn.execute_batch("ALTER TABLE games ADD COLUMN tree TEXT;")?;
         }
+        // Playing a person came later: resignations, draw offers, clocks (friend.rs, as JSON)
+        // and the open invitation's hash.
+        let has_play = conn.prepare("SELECT play FROM games LIMIT 0").is_ok();
+        if !has_play {
+            conn.execute_batch(
+                "ALTER TABLE games ADD COLUMN play TEXT;
+                 ALTER TABLE games ADD COLUMN invite TEXT;",
+            )?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -189,10 +198,11 @@ impl Store {
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
-                 white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14, tree = ?17",
+                 white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14, tree = ?17,
+                 play = ?18, invite = ?19",
             params![
                 m.id,
                 m.variant,
@@ -210,7 +220,9 @@ impl Store {
                 m.keys.black,
                 tags_text(&m.tags),
                 m.level,
-                row.tree
+                row.tree,
+                play_text(&m.play),
+                m.invite
             ],
         )?;
         Ok(())
@@ -224,14 +236,15 @@ impl Store {
         let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
                     let seats = (r.get::<_, String>(3)?, r.get::<_, String>(4)?);
                     let tags: Option<String> = r.get(14)?;
+                    let play: Option<String> = r.get(17)?;
                     Ok((
-                        (seats, tags),
+                        (seats, tags, play),
                         Row {
                             meta: Meta {
                                 id: r.get(0)?,
@@ -248,6 +261,8 @@ impl Store {
                                     white: r.get(12)?,
                                     black: r.get(13)?,
                                 },
+                                play: Default::default(),
+                                invite: r.get(18)?,
                             },
                             moves: split(&r.get::<_, String>(6)?),
                             redo: split(&r.get::<_, String>(7)?),
@@ -266,9 +281,13 @@ impl Store {
                 | rusqlite::Error::IntegralValueOutOfRange(..) => damaged(e.to_string()),
                 other => ApiError::from(other),
             })?;
-        let Some((((white, black), tags), mut row)) = row else {
+        let Some((((white, black), tags, play), mut row)) = row else {
             return Ok(None);
         };
+        if let Some(text) = play {
+            row.meta.play = serde_json::from_str(&text)
+                .map_err(|e| damaged(format!("its clock and ending are not valid: {e}")))?;
+        }
         if let Some(text) = tags {
             row.meta.tags = serde_json::from_str(&text)
                 .map_err(|e| damaged(format!("its tags are not a list of pairs: {e}")))?;
@@ -302,6 +321,12 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(rows)
     }
+}
+
+/// What the players did besides moving, as stored (nothing for a game without any).
+fn play_text(play: &crate::friend::Play) -> Option<String> {
+    (*play != crate::friend::Play::default())
+        .then(|| serde_json::to_string(play).unwrap_or_default())
 }
 
 /// Tags as stored: a JSON list of pairs, or nothing for a game without tags.

@@ -82,3 +82,10 @@ pub async fn i18n_catalogue(
             .into_response(),
     }
 }
+
+pub async fn friend_script() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        include_str!("../web/friend.js"),
+    )
+}

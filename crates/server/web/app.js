@@ -942,8 +942,15 @@ async function submitMove(move) {
   S.enginePaused = false;
   renderRouteChoice();
   renderBoard();
+  // A shared game goes on only at its last move (the view may be elsewhere).
+  if (localView(g) && g.tree && g.tree.current !== g.tree.main_end) {
+    toast('This game is shared: go to its last move to play (End).');
+    renderBoard();
+    return;
+  }
   try {
-    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/move`, { move: move.full });
+    const body = localView(g) && g.tree ? { move: move.full, from: g.tree.current } : { move: move.full };
+    const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/move`, body);
     if (S.game && state.id === S.game.id) setGame(state);
   } catch (err) {
     S.animateNext = true;
@@ -955,6 +962,7 @@ async function submitMove(move) {
 async function undo() {
   const g = S.game;
   if (!g || engineBusy() || !g.history.length) return;
+  if (localView(g)) return gotoNode(g.tree.nodes[g.tree.current].parent);
   const vsEngine = (g.white === 'engine') !== (g.black === 'engine');
   try {
     let state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/undo`);
@@ -972,6 +980,7 @@ async function undo() {
 async function redo() {
   const g = S.game;
   if (!g || engineBusy() || !g.redo) return;
+  if (localView(g)) return gotoNode(g.tree.nodes[g.tree.current].children[0]);
   try {
     const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/redo`);
     // The engine waits while there are still moves to redo; it resumes once none are left.
@@ -1041,7 +1050,17 @@ function connectEvents(id) {
       return;
     }
     if (st.id !== id) return;
-    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && JSON.stringify(st.tree) === JSON.stringify(S.game.tree)) return;
+    // Looking at the past of a shared game: stay there, with the news (a view of the same node).
+    const t = S.game.tree;
+    if (localView() && t && t.current !== t.main_end && st.tree && st.tree.nodes[t.current]) {
+      api('GET', `/api/games/${encodeURIComponent(id)}?node=${t.current}`, undefined, false)
+        .then((v) => { if (S.game && S.game.id === id && S.game.tree.current === t.current) setGame(v, { animate: false }); })
+        .catch(() => {});
+      return;
+    }
+    // (friend.js: a resignation, a draw offer or a clock changes no move but must show.)
+    const same = (k) => JSON.stringify(st[k]) === JSON.stringify(S.game[k]);
+    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && same('tree') && same('outcome') && same('draw_offer') && same('clock') && same('invite_open')) return;
     setGame(st); // changed elsewhere (another tab)
   });
 }
@@ -1966,6 +1985,15 @@ function renderGameInfo() {
 
 let navQueue = Promise.resolve();
 
+/** A game this browser shares (a friend's, or one it watches): stepping through it is a
+ * read-only view (GET ?node=N) that leaves the game, and the other player's board, alone. */
+function localView(g = S.game) {
+  if (!g) return false;
+  const held = seatsOf(g.id);
+  const humans = ['white', 'black'].filter((c) => g[c] === 'human');
+  return !humans.some((c) => held[c]) || (humans.length === 2 && !(held.white && held.black));
+}
+
 /** Shows a node of the tree (one request at a time, in order). */
 function gotoNode(node) {
   const g = S.game;
@@ -1973,7 +2001,9 @@ function gotoNode(node) {
   navQueue = navQueue.then(async () => {
     if (!S.game || S.game.id !== g.id || S.game.tree.current === node) return;
     try {
-      const state = await api('POST', `/api/games/${encodeURIComponent(g.id)}/goto`, { node });
+      const state = localView(g)
+        ? await api('GET', `/api/games/${encodeURIComponent(g.id)}?node=${node}`)
+        : await api('POST', `/api/games/${encodeURIComponent(g.id)}/goto`, { node });
       if (S.game && state.id === S.game.id) setGame(state, { animate: node === S.game.tree.nodes[S.game.tree.current]?.children[0] });
     } catch (err) {
       toast(`Could not show that move: ${err.message}`);
@@ -2317,6 +2347,18 @@ function mainLineNode(ply) {
 window.damspel = Object.assign(window.damspel || {}, {
   game: () => S.game,
   api: (method, path, body) => api(method, path, body),
+  // friend.js: show a game (a friend's, just created or joined) and read this browser's seats.
+  show: async (state) => {
+    await showVariant(state.variant);
+    if (S.mode === 'editor') exitEditor(false);
+    // A friend's game is seen from the seat this browser holds.
+    const held = seatsOf(state.id);
+    S.flipped = state.white === 'human' && state.black === 'human' ? !!held.black && !held.white : state.white === 'engine' && state.black === 'human';
+    S.game = null;
+    setGame(state, { animate: false });
+  },
+  seats: (id) => seatsOf(id),
+  variant: () => S.game?.variant || S.settings.variant,
   goToPly: (ply) => {
     const node = mainLineNode(ply);
     if (node !== null && S.mode === 'play' && !engineBusy()) gotoNode(node);

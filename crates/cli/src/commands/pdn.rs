@@ -13,7 +13,7 @@ use damspel_notation::pdn::{
     VariantDecision, MAX_FILE_LEN,
 };
 use damspel_notation::write_fen;
-use damspel_rules::{Bits, Catalogue, Rules};
+use damspel_rules::{Bits, Catalogue, Rules, SquareNames};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -52,7 +52,27 @@ pub enum Action {
         to: Format,
         #[arg(long)]
         variant: Option<String>,
+        /// Write squares as FMJD numbers or algebraically (`c3-d4`) instead of in the variant's
+        /// own notation (numbers only on boards of dark squares).
+        #[arg(long, value_enum)]
+        notation: Option<Notation>,
     },
+}
+
+/// Square names to write, whatever the variant's own.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum Notation {
+    Numbers,
+    Algebraic,
+}
+
+impl From<Notation> for SquareNames {
+    fn from(n: Notation) -> SquareNames {
+        match n {
+            Notation::Numbers => SquareNames::Numbers,
+            Notation::Algebraic => SquareNames::Algebraic,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -74,7 +94,12 @@ pub fn run(catalogue: &Catalogue, action: Action) -> Result<()> {
             variant,
             json,
         } => check(catalogue, &file, variant.as_deref(), json),
-        Action::Convert { file, to, variant } => convert(catalogue, &file, variant.as_deref(), to),
+        Action::Convert {
+            file,
+            to,
+            variant,
+            notation,
+        } => convert(catalogue, &file, variant.as_deref(), to, notation),
     }
 }
 
@@ -103,6 +128,8 @@ struct Games<'a> {
     decider: VariantDecider,
     rules: HashMap<String, AnyRules>,
     choice: Option<&'a str>,
+    /// Square names to write instead of each variant's own.
+    names: Option<SquareNames>,
 }
 
 impl<'a> Games<'a> {
@@ -115,6 +142,7 @@ impl<'a> Games<'a> {
             decider: VariantDecider::new(catalogue.clone()),
             rules: HashMap::new(),
             choice,
+            names: None,
         })
     }
 
@@ -124,7 +152,15 @@ impl<'a> Games<'a> {
 
     fn rules(&mut self, id: &str) -> Result<&AnyRules> {
         if !self.rules.contains_key(id) {
-            let v = Arc::new(self.catalogue.get(id)?);
+            let mut v = self.catalogue.get(id)?;
+            if let Some(names) = self.names {
+                // Variants are data: the same rules with other names for the squares.
+                v.geometry =
+                    v.geometry.clone().with_names(names).map_err(|e| {
+                        anyhow::anyhow!("{id} cannot be written in that notation: {e}")
+                    })?;
+            }
+            let v = Arc::new(v);
             let compiled = if v.fits_u64() {
                 AnyRules::Narrow(Arc::new(Rules::new(v)?))
             } else {
@@ -357,9 +393,16 @@ fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -
     Ok(())
 }
 
-fn convert(catalogue: &Catalogue, path: &Path, choice: Option<&str>, to: Format) -> Result<()> {
+fn convert(
+    catalogue: &Catalogue,
+    path: &Path,
+    choice: Option<&str>,
+    to: Format,
+    notation: Option<Notation>,
+) -> Result<()> {
     let file = load(path)?;
     let mut games = Games::new(catalogue, choice)?;
+    games.names = notation.map(SquareNames::from);
     let mut out = std::io::stdout().lock();
     let mut failed = file.errors.len();
     for e in &file.errors {

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::read::PdnRead;
 use super::tree::Item;
 use crate::fen::parse_fen;
-use crate::movetext::parse_move;
+use crate::movetext::{parse_move, MoveTextError};
 
 /// A game replayed: its start, every ply played, the draw claims met, and the first error.
 #[derive(Clone, Debug)]
@@ -103,7 +103,7 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
     }
     let mut state = Game::from_position(rules.clone(), out.start);
     let mut claimed = Vec::new();
-    for item in &game.tree.items {
+    for (i, item) in game.tree.items.iter().enumerate() {
         let ply = out.plies.len() + 1;
         match item {
             Item::Setup { fen } => match position_of(rules, fen) {
@@ -120,8 +120,8 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
             Item::Move(node) => {
                 let before = *state.position();
                 // A quiet move written as a capture (`38x33`) is read as players read it.
-                let parsed = parse_move(rules, &before, &node.text).or_else(|e| {
-                    match node.text.split_once(['x', 'X', ':']) {
+                let parsed = parse_move(rules, &before, &node.text)
+                    .or_else(|e| match node.text.split_once(['x', 'X', ':']) {
                         Some((a, b)) if !b.contains(['x', 'X', ':']) => {
                             parse_move(rules, &before, &format!("{a}-{b}"))
                                 .ok()
@@ -129,8 +129,13 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
                                 .ok_or(e)
                         }
                         _ => Err(e),
-                    }
-                });
+                    })
+                    .or_else(|e| match e {
+                        MoveTextError::Ambiguous { ref candidates, .. } => {
+                            resolve(rules, &state, candidates, &game.tree.items[i + 1..]).ok_or(e)
+                        }
+                        e => Err(e),
+                    });
                 match parsed {
                     Ok(mv) => {
                         state.play_unchecked(&mv);
@@ -167,4 +172,49 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
     }
     out.end = state.outcome();
     out
+}
+
+/// Plies a look-ahead plays to tell the routes of an ambiguous capture apart.
+const LOOK_AHEAD: usize = 12;
+
+/// A capture written by its ends only (`31x48`) where several routes with those ends take
+/// different pieces, as some files write them: the route after which the moves that follow
+/// can be played furthest (up to `LOOK_AHEAD` plies), when exactly one does, as a reader of
+/// the game would tell them apart. `None` when the moves that follow do not decide.
+fn resolve<B: Bits>(
+    rules: &Arc<Rules<B>>,
+    state: &Game<B>,
+    candidates: &[String],
+    rest: &[Item],
+) -> Option<Move<B>> {
+    let mut best: Vec<(Move<B>, usize)> = Vec::new();
+    for text in candidates {
+        let Ok(mv) = parse_move(rules, state.position(), text) else {
+            continue;
+        };
+        let mut pos = state.position().play(&mv);
+        let mut played = 0;
+        for item in rest {
+            match item {
+                Item::Move(node) if played < LOOK_AHEAD => {
+                    match parse_move(rules, &pos, &node.text) {
+                        Ok(next) => {
+                            pos = pos.play(&next);
+                            played += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                Item::Comment { .. } | Item::Nag { .. } => {}
+                _ => break,
+            }
+        }
+        best.push((mv, played));
+    }
+    let most = best.iter().map(|&(_, n)| n).max()?;
+    let mut winners = best.iter().filter(|&&(_, n)| n == most);
+    match (winners.next(), winners.next()) {
+        (Some(&(mv, _)), None) => Some(mv),
+        _ => None,
+    }
 }

@@ -79,8 +79,15 @@ impl Line {
                         out.push_str(nag);
                     }
                     for v in &m.variations {
-                        out.push_str(" (");
-                        v.write(out);
+                        let mut text = String::new();
+                        v.write(&mut text);
+                        // `(?)` and `(!)` read as a strength mark, not a variation of one.
+                        out.push_str(if text.starts_with(['!', '?']) {
+                            " ( "
+                        } else {
+                            " ("
+                        });
+                        out.push_str(&text);
                         out.push(')');
                     }
                 }

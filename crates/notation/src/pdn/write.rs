@@ -3,7 +3,7 @@
 //! move text with the moves in the variant's notation (algebraic for Russian and Brazilian), and
 //! the result in the variant's ecosystem's convention (see `result`).
 
-use damspel_rules::{Bits, Move, Position, Rules};
+use damspel_rules::{Bits, Move, Position, Rules, SquareNames, Variant};
 
 use super::result::{write_result, GameResult};
 use crate::fen::write_fen;
@@ -51,8 +51,8 @@ impl<B: Bits> PdnGame<'_, B> {
             out.push_str(&tag(name, value));
         }
         out.push_str(&tag("Variant", &v.id));
-        if let Some(game_type) = game_type(&v.id) {
-            out.push_str(&tag("GameType", game_type));
+        if let Some(game_type) = game_type(v) {
+            out.push_str(&tag("GameType", &game_type));
         }
         if self.start != Position::start(self.rules) {
             out.push_str(&tag("SetUp", "1"));
@@ -97,15 +97,20 @@ impl<B: Bits> PdnGame<'_, B> {
 }
 
 /// The PDN GameType of the variants that have one (shared/reference/pdn-gametype.tsv), spelled
-/// out in full; the notation field says how Damspel writes the squares (`A0` algebraic for
-/// Russian and Brazilian, as their players do).
-pub fn game_type(variant: &str) -> Option<&'static str> {
-    match variant {
-        "international" => Some("20,W,10,10,N2,0"),
-        "american" => Some("21,B,8,8,N1,0"),
-        "russian" => Some("25,W,8,8,A0,0"),
-        "brazilian" => Some("26,W,8,8,A0,0"),
-        "turkish" => Some("30,W,8,8,A0,0"),
-        _ => None,
-    }
+/// out in full; the notation field says how the squares are written: numbers (`N2` FMJD, `N1`
+/// American), or `A0` algebraic (Russian and Brazilian by default, as their players write them).
+pub fn game_type(variant: &Variant) -> Option<String> {
+    let (number, first, size, numbers) = match variant.id.as_str() {
+        "international" => (20, 'W', 10, "N2"),
+        "american" => (21, 'B', 8, "N1"),
+        "russian" => (25, 'W', 8, "N2"),
+        "brazilian" => (26, 'W', 8, "N2"),
+        "turkish" => (30, 'W', 8, "A0"),
+        _ => return None,
+    };
+    let notation = match variant.geometry.names() {
+        SquareNames::Numbers => numbers,
+        SquareNames::Algebraic => "A0",
+    };
+    Some(format!("{number},{first},{size},{size},{notation},0"))
 }

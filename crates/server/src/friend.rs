@@ -1,0 +1,360 @@
+//! Playing a person (issue 12, items 5 and 6): how a game ended when the board did not end it
+//! (resignation, an agreed or claimed draw, a flag fall), the draw offer on the table, the
+//! clock, and the invitation that hands the second seat to a friend. All of it is stored with
+//! the game (one JSON column, see store.rs), so a restart keeps it.
+
+use damspel_rules::Color;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+use crate::session::Session;
+
+/// Longest time control: 3 hours a side, 10 minutes increment.
+pub const MAX_MINUTES: f64 = 180.0;
+pub const MAX_INCREMENT: f64 = 600.0;
+
+/// What the players did to the game, besides moving.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Play {
+    /// How the game ended off the board (None: the board decides, see `Game::outcome`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ending: Option<Ending>,
+    /// The side whose draw offer is on the table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_offer: Option<Side>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+}
+
+/// A side as JSON writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    White,
+    Black,
+}
+
+impl From<Color> for Side {
+    fn from(c: Color) -> Side {
+        match c {
+            Color::White => Side::White,
+            Color::Black => Side::Black,
+        }
+    }
+}
+
+impl From<Side> for Color {
+    fn from(s: Side) -> Color {
+        match s {
+            Side::White => Color::White,
+            Side::Black => Color::Black,
+        }
+    }
+}
+
+/// Why a game ended off the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum How {
+    Resignation,
+    Agreement,
+    Claim,
+    Time,
+}
+
+/// A result decided by the players or the clock.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ending {
+    /// The PDN result: "1-0", "0-1" or "1/2-1/2".
+    pub result: String,
+    pub winner: Option<Side>,
+    pub how: How,
+    /// The reason a person reads (and the PDN Termination tag).
+    pub reason: String,
+    /// The main line's length when it ended (plies).
+    pub plies: usize,
+}
+
+impl Ending {
+    pub fn win(winner: Color, how: How, reason: String, plies: usize) -> Ending {
+        Ending {
+            result: match winner {
+                Color::White => "1-0",
+                Color::Black => "0-1",
+            }
+            .to_string(),
+            winner: Some(winner.into()),
+            how,
+            reason,
+            plies,
+        }
+    }
+
+    pub fn draw(how: How, reason: String, plies: usize) -> Ending {
+        Ending {
+            result: "1/2-1/2".to_string(),
+            winner: None,
+            how,
+            reason,
+            plies,
+        }
+    }
+}
+
+/// A time control and the time each side has left. Times are milliseconds; `since` is the wall
+/// clock (Unix milliseconds) at which the side to move started thinking, None while the clock
+/// is stopped (before the first move, and after the end).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Clock {
+    pub initial_ms: u64,
+    pub increment_ms: u64,
+    pub white_ms: i64,
+    pub black_ms: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running: Option<Side>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<u64>,
+    /// Time left (white, black) after each ply of the main line, so that every acknowledged
+    /// move keeps its clock (and the PDN could carry it).
+    #[serde(default)]
+    pub after: Vec<[i64; 2]>,
+}
+
+/// A time control asked for when a game is created.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeControl {
+    /// Minutes for each side (fractions allowed: 0.05 is three seconds).
+    pub minutes: f64,
+    /// Seconds added after each move.
+    #[serde(default)]
+    pub increment: f64,
+}
+
+impl TimeControl {
+    pub fn clock(self) -> Result<Clock, ApiError> {
+        if !(self.minutes.is_finite() && self.minutes > 0.0 && self.minutes <= MAX_MINUTES) {
+            return Err(ApiError::unprocessable(format!(
+                "clock minutes must be above 0 and at most {MAX_MINUTES}, not {}",
+                self.minutes
+            )));
+        }
+        if !(self.increment.is_finite() && (0.0..=MAX_INCREMENT).contains(&self.increment)) {
+            return Err(ApiError::unprocessable(format!(
+                "clock increment must be from 0 to {MAX_INCREMENT} seconds, not {}",
+                self.increment
+            )));
+        }
+        let initial = (self.minutes * 60_000.0).round() as u64;
+        Ok(Clock {
+            initial_ms: initial,
+            increment_ms: (self.increment * 1000.0).round() as u64,
+            white_ms: initial as i64,
+            black_ms: initial as i64,
+            running: None,
+            since: None,
+            after: Vec::new(),
+        })
+    }
+}
+
+/// Unix time in milliseconds.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Clock {
+    pub fn left(&self, side: Side) -> i64 {
+        match side {
+            Side::White => self.white_ms,
+            Side::Black => self.black_ms,
+        }
+    }
+
+    fn left_mut(&mut self, side: Side) -> &mut i64 {
+        match side {
+            Side::White => &mut self.white_ms,
+            Side::Black => &mut self.black_ms,
+        }
+    }
+
+    /// Time left now for the side whose clock runs (None when stopped).
+    pub fn running_left(&self, now: u64) -> Option<(Side, i64)> {
+        let side = self.running?;
+        let since = self.since.unwrap_or(now);
+        Some((side, self.left(side) - now.saturating_sub(since) as i64))
+    }
+
+    /// The side whose time is up, if any.
+    pub fn flagged(&self, now: u64) -> Option<Side> {
+        self.running_left(now)
+            .and_then(|(side, left)| (left <= 0).then_some(side))
+    }
+
+    /// When the running side's time is up (Unix ms).
+    pub fn deadline(&self) -> Option<u64> {
+        let side = self.running?;
+        Some(self.since? + self.left(side).max(0) as u64)
+    }
+
+    /// The main line grew from `before` to `after` plies and `to_move` is now on move: the
+    /// mover's thinking time is taken off, the increment added, and the other clock started.
+    /// The clock starts with the first move (a friend may still be joining before it).
+    pub fn moved(&mut self, before: usize, after: usize, to_move: Color, now: u64) {
+        if after <= before {
+            return;
+        }
+        if let (Some(side), Some(since)) = (self.running, self.since) {
+            let spent = now.saturating_sub(since) as i64;
+            let inc = self.increment_ms as i64;
+            *self.left_mut(side) += inc - spent;
+        }
+        self.after.truncate(before);
+        while self.after.len() < after {
+            self.after.push([self.white_ms, self.black_ms]);
+        }
+        self.running = Some(to_move.into());
+        self.since = Some(now);
+    }
+
+    /// Stops the clock (the game ended), charging the running side the time it used.
+    pub fn stop(&mut self, now: u64) {
+        if let Some((side, left)) = self.running_left(now) {
+            *self.left_mut(side) = left;
+        }
+        self.running = None;
+        self.since = None;
+    }
+
+    /// The engine's share of its time for one move: a 30th of what is left plus most of the
+    /// increment, never more than `cap` seconds nor less than 10 ms.
+    pub fn engine_share(&self, side: Side, now: u64, cap: f64) -> f64 {
+        let left = match self.running_left(now) {
+            Some((s, left)) if s == side => left,
+            _ => self.left(side),
+        }
+        .max(0) as f64
+            / 1000.0;
+        let inc = self.increment_ms as f64 / 1000.0;
+        let share = left / 30.0 + inc * 0.75;
+        // Never plan to use more than half of what is left.
+        share.min(left / 2.0).clamp(0.01, cap)
+    }
+}
+
+/// The flag-fall result by the rule book: the side whose time is up loses. The rule book
+/// (shared/rules/variants.md) has no time rules of its own; FMJD and the other federations score
+/// a flag fall as a loss, and in draughts any piece the opponent still has can in principle win
+/// (a lone man may still promote and a lone king capture), so there is no "insufficient
+/// material" exception: a position where the opponent has nothing left has already ended on the
+/// board.
+pub fn flag_ending(flagged: Side, plies: usize) -> Ending {
+    let loser: Color = flagged.into();
+    let winner = !loser;
+    Ending::win(
+        winner,
+        How::Time,
+        format!("{winner} wins on time: {loser}'s time ran out"),
+        plies,
+    )
+}
+
+/// The game ended on time, if the mover's clock ran out and nothing ended it before: a copy
+/// to commit.
+pub fn settle_flag(session: &dyn Session, now: u64) -> Option<Box<dyn Session>> {
+    let play = &session.meta().play;
+    if play.ending.is_some() {
+        return None;
+    }
+    let flagged = play.clock.as_ref()?.flagged(now)?;
+    let mut next = session.clone_box();
+    let plies = next.main_plies();
+    let meta = next.meta_mut();
+    meta.play.ending = Some(flag_ending(flagged, plies));
+    meta.play.draw_offer = None;
+    if let Some(clock) = meta.play.clock.as_mut() {
+        clock.stop(now);
+        // Exactly zero: the time that ran out, not how late the server noticed.
+        match flagged {
+            Side::White => clock.white_ms = 0,
+            Side::Black => clock.black_ms = 0,
+        }
+    }
+    Some(next)
+}
+
+/// After a change: a move that extended the main line runs the clock and withdraws a draw
+/// offer the mover did not take; a game that is now over stops the clock.
+pub fn after_change(session: &mut dyn Session, before: usize, now: u64) {
+    let after = session.main_plies();
+    let to_move = session.main_side_to_move();
+    let over = session.meta().play.ending.is_some() || session.main_over();
+    let play = &mut session.meta_mut().play;
+    if after > before {
+        // The mover is the side not to move now; the offer was the other side's.
+        if play.draw_offer == Some(to_move.into()) {
+            play.draw_offer = None;
+        }
+        if let Some(clock) = play.clock.as_mut() {
+            clock.moved(before, after, to_move, now);
+        }
+    }
+    if over {
+        play.draw_offer = None;
+        if let Some(clock) = play.clock.as_mut() {
+            clock.stop(now);
+        }
+    }
+}
+
+/// When the running clock of a game's state runs out (Unix ms).
+pub fn deadline_of(state: &serde_json::Value) -> Option<u64> {
+    if state.get("outcome").is_some_and(|o| !o.is_null()) {
+        return None;
+    }
+    let clock: Clock = serde_json::from_value(state.get("clock")?.clone()).ok()?;
+    clock.deadline()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_move_charges_its_time_and_adds_the_increment() {
+        let mut c = TimeControl {
+            minutes: 1.0,
+            increment: 2.0,
+        }
+        .clock()
+        .unwrap();
+        // The first move starts the clock without charging anyone.
+        c.moved(0, 1, Color::Black, 1_000);
+        assert_eq!((c.white_ms, c.black_ms), (60_000, 60_000));
+        c.moved(1, 2, Color::White, 6_000);
+        assert_eq!(c.black_ms, 60_000 - 5_000 + 2_000);
+        assert_eq!(c.after, vec![[60_000, 60_000], [60_000, 57_000]]);
+        assert_eq!(c.flagged(6_000 + 59_999), None);
+        assert_eq!(c.flagged(6_000 + 60_000), Some(Side::White));
+    }
+
+    #[test]
+    fn bad_time_controls_are_refused() {
+        for (m, i) in [
+            (0.0, 0.0),
+            (-1.0, 0.0),
+            (f64::NAN, 0.0),
+            (1.0, -1.0),
+            (500.0, 0.0),
+        ] {
+            assert!(TimeControl {
+                minutes: m,
+                increment: i
+            }
+            .clock()
+            .is_err());
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! Playing a friend (issue 12, items 5 and 6): a game with two human seats is shared by an
+//! invitation that hands out the second seat once; resignation, draw offers and flag falls end
+//! the game with a result and a reason that are stored and exported; the clock is kept by the
+//! server and survives a restart. Each player here sends only its own seat's secret.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{get, temp_db, TestServer};
+use serde_json::{json, Value};
+
+async fn post_as(
+    c: &reqwest::Client,
+    url: &str,
+    secret: Option<&str>,
+    body: Value,
+) -> (u16, Value) {
+    let mut r = c.post(url).json(&body);
+    if let Some(secret) = secret {
+        r = r.header("x-damspel-seat", secret);
+    }
+    let r = r.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+struct Friends {
+    id: String,
+    white: String,
+    black: String,
+}
+
+/// Creates a friend's game (White creates it) and lets Black join by the invitation.
+async fn friends(c: &reqwest::Client, s: &TestServer, extra: Value) -> (Friends, Value) {
+    let mut body =
+        json!({"variant": "turkish", "white": "human", "black": "human", "friend": true});
+    if let (Some(b), Value::Object(more)) = (body.as_object_mut(), extra) {
+        b.extend(more);
+    }
+    let (status, created) = post_as(c, &s.url("/api/games"), None, body).await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    // The creator holds one seat only.
+    let seats = created["seats"].as_object().unwrap();
+    assert_eq!(seats.len(), 1, "{created}");
+    let white = seats["white"].as_str().unwrap().to_string();
+    assert_eq!(created["invite"]["seat"], "black");
+    let token = created["invite"]["token"].as_str().unwrap().to_string();
+    assert!(created["invite"]["link"].as_str().unwrap().contains(&token));
+    let (status, joined) = post_as(
+        c,
+        &s.url(&format!("/api/games/{id}/join")),
+        None,
+        json!({ "invite": token }),
+    )
+    .await;
+    assert_eq!(status, 200, "{joined}");
+    let black = joined["seats"]["black"].as_str().unwrap().to_string();
+    assert!(joined["seats"].get("white").is_none());
+    // The invitation works once: a second device gets a 409 and watches.
+    let (status, again) = post_as(
+        c,
+        &s.url(&format!("/api/games/{id}/join")),
+        None,
+        json!({ "invite": token }),
+    )
+    .await;
+    assert_eq!(status, 409, "{again}");
+    assert!(
+        again["error"].as_str().unwrap().contains("watch"),
+        "{again}"
+    );
+    (Friends { id, white, black }, created)
+}
+
+async fn mv(
+    c: &reqwest::Client,
+    s: &TestServer,
+    id: &str,
+    secret: &str,
+    text: &str,
+) -> (u16, Value) {
+    post_as(
+        c,
+        &s.url(&format!("/api/games/{id}/move")),
+        Some(secret),
+        json!({ "move": text }),
+    )
+    .await
+}
+
+async fn pdn(c: &reqwest::Client, s: &TestServer, id: &str) -> String {
+    c.get(s.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn two_seats_one_claim_each_player_moves_only_its_own_side() {
+    let s = TestServer::start(temp_db("friend-seats"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    // A wrong token is refused even before the seat is taken.
+    let (status, _) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{}/join", f.id)),
+        None,
+        json!({"invite": "nope"}),
+    )
+    .await;
+    assert_eq!(status, 409);
+    // Black cannot play White's move, nor a watcher; White can.
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "a3-a4").await.0, 403);
+    let (status, _) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{}/move", f.id)),
+        None,
+        json!({"move": "a3-a4"}),
+    )
+    .await;
+    assert_eq!(status, 403);
+    let (status, state) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "h6-h5").await.0, 403);
+    let (status, state) = mv(&c, &s, &f.id, &f.black, "h6-h5").await;
+    assert_eq!(status, 200, "{state}");
+    // Watchers cannot resign or offer a draw.
+    for (path, body) in [("resign", json!({})), ("draw", json!({"action": "offer"}))] {
+        let (status, _) = post_as(
+            &c,
+            &s.url(&format!("/api/games/{}/{path}", f.id)),
+            None,
+            body.clone(),
+        )
+        .await;
+        assert_eq!(status, 403, "{path}");
+        let (status, _) = post_as(
+            &c,
+            &s.url(&format!("/api/games/{}/{path}", f.id)),
+            Some("not-a-seat"),
+            body,
+        )
+        .await;
+        assert_eq!(status, 403, "{path}");
+    }
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn resignation_is_stored_and_exported() {
+    let db = temp_db("friend-resign");
+    let s = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    // Black resigns although White is to move.
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{}/resign", f.id)),
+        Some(&f.black),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["outcome"]["result"], "1-0");
+    assert_eq!(state["outcome"]["winner"], "white");
+    assert!(state["outcome"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("resigned"));
+    // Over: no more moves, no second resignation.
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 409);
+    let (status, _) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{}/resign", f.id)),
+        Some(&f.white),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 409);
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert!(
+        text.contains("[Termination \"white wins: black resigned\"]"),
+        "{text}"
+    );
+    s.stop().await;
+    // The result survives a restart (and is in the games list).
+    let s = TestServer::start(db, 1).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(state["outcome"]["result"], "1-0", "{state}");
+    let (_, list) = get(&c, &s.url("/api/games")).await;
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == f.id.as_str())
+        .unwrap();
+    assert_eq!(row["result"], "1-0");
+    assert_eq!(row["reason"], "white wins: black resigned");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn draw_offer_reaches_the_other_seat_and_is_accepted() {
+    let s = TestServer::start(temp_db("friend-draw"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let draw = |secret: String, action: &'static str| {
+        let c = c.clone();
+        let url = s.url(&format!("/api/games/{}/draw", f.id));
+        async move { post_as(&c, &url, Some(&secret), json!({ "action": action })).await }
+    };
+    // Nothing to accept yet.
+    assert_eq!(draw(f.black.clone(), "accept").await.0, 409);
+    // Black listens to the game's stream, as the page does.
+    let mut stream = c
+        .get(s.url(&format!("/api/games/{}/events", f.id)))
+        .send()
+        .await
+        .unwrap();
+    let (status, state) = draw(f.white.clone(), "offer").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["draw_offer"], "white");
+    // The offer arrives on the stream.
+    let mut seen = String::new();
+    let arrived = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(chunk) = stream.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("\"draw_offer\":\"white\"") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(arrived, Ok(true), "{seen}");
+    // White cannot accept its own offer; Black declines, White offers again, Black accepts.
+    assert_eq!(draw(f.white.clone(), "accept").await.0, 409);
+    let (_, state) = draw(f.black.clone(), "decline").await;
+    assert!(state.get("draw_offer").is_none(), "{state}");
+    assert_eq!(draw(f.white.clone(), "offer").await.0, 200);
+    let (status, state) = draw(f.black.clone(), "accept").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["outcome"]["result"], "1/2-1/2");
+    assert_eq!(state["outcome"]["reason"], "draw by agreement");
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.contains("[Result \"1/2-1/2\"]"), "{text}");
+    assert!(
+        text.contains("[Termination \"draw by agreement\"]"),
+        "{text}"
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_move_withdraws_the_opponents_offer() {
+    let s = TestServer::start(temp_db("friend-offer-move"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let url = s.url(&format!("/api/games/{}/draw", f.id));
+    let (status, _) = post_as(&c, &url, Some(&f.black), json!({"action": "offer"})).await;
+    assert_eq!(status, 200);
+    // White plays on instead of accepting.
+    let (_, state) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
+    assert!(state.get("draw_offer").is_none(), "{state}");
+    assert_eq!(
+        post_as(&c, &url, Some(&f.white), json!({"action": "accept"}))
+            .await
+            .0,
+        409
+    );
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_clock_is_kept_with_each_move_and_survives_a_restart() {
+    let db = temp_db("friend-clock");
+    let s = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (f, created) = friends(&c, &s, json!({"clock": {"minutes": 5, "increment": 3}})).await;
+    assert_eq!(created["clock"]["white_ms"], 300_000);
+    // Not running until the first move.
+    assert!(created["clock"].get("running").is_none(), "{created}");
+    let (_, state) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
+    assert_eq!(state["clock"]["running"], "black");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (_, state) = mv(&c, &s, &f.id, &f.black, "h6-h5").await;
+    let black = state["clock"]["black_ms"].as_i64().unwrap();
+    // Black spent at least the 300 ms slept and got 3 s back.
+    assert!(black <= 300_000 + 3_000 - 300, "{state}");
+    assert!(black > 300_000, "{state}");
+    assert_eq!(state["clock"]["after"].as_array().unwrap().len(), 2);
+    assert_eq!(state["clock"]["running"], "white");
+    s.stop().await;
+    let s = TestServer::start(db, 1).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(
+        state["clock"]["black_ms"].as_i64().unwrap(),
+        black,
+        "{state}"
+    );
+    assert_eq!(state["clock"]["running"], "white");
+    // The seats survive too.
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "b3-b4").await.0, 403);
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "b3-b4").await.0, 200);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn flag_fall_ends_the_game_on_time_without_a_request() {
+    let db = temp_db("friend-flag");
+    let s = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    // Half a second each.
+    let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 0.5 / 60.0}})).await;
+    let mut stream = c
+        .get(s.url(&format!("/api/games/{}/events", f.id)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    // Black does not move: the server ends the game on time by itself and tells the stream.
+    let mut seen = String::new();
+    let arrived = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(chunk) = stream.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("wins on time") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(arrived, Ok(true), "{seen}");
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(state["outcome"]["result"], "1-0", "{state}");
+    assert_eq!(state["clock"]["black_ms"], 0);
+    assert!(state["clock"].get("running").is_none());
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 409);
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.contains("[Result \"1-0\"]"), "{text}");
+    assert!(text.contains("on time"), "{text}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn a_flag_that_fell_while_the_server_was_down_is_settled_on_reading() {
+    let db = temp_db("friend-flag-restart");
+    let s = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 0.5 / 60.0}})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    s.stop().await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let s = TestServer::start(db, 1).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(state["outcome"]["result"], "1-0", "{state}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn bad_friend_requests_get_clear_errors() {
+    let s = TestServer::start(temp_db("friend-bad"), 1).await;
+    let c = reqwest::Client::new();
+    for body in [
+        json!({"variant": "turkish", "friend": true}),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0}}),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 5, "increment": -1}}),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 1e9}}),
+    ] {
+        let (status, answer) = post_as(&c, &s.url("/api/games"), None, body.clone()).await;
+        assert_eq!(status, 422, "{body}: {answer}");
+        assert!(answer["error"].is_string());
+    }
+    let (status, _) = post_as(
+        &c,
+        &s.url("/api/games/nosuchgame/join"),
+        None,
+        json!({"invite": "x"}),
+    )
+    .await;
+    assert_eq!(status, 404);
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
+    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let c = reqwest::Client::new();
+    // Three seconds each, and an engine time (10 s) that would lose on time if it were used.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "black": "engine", "engine_time": 10, "clock": {"minutes": 0.05}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let white = created["seats"]["white"].as_str().unwrap();
+    assert_eq!(mv(&c, &s, id, white, "a3-a4").await.0, 200);
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/engine")),
+        Some(white),
+        // As the page asks: the game's engine time, which the clock overrules.
+        json!({"time": 10}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["history"].as_array().unwrap().len(), 2);
+    let black = state["clock"]["black_ms"].as_i64().unwrap();
+    // A 30th of 3 s is 0.1 s; half the time left is the most it may plan (a loaded machine
+    // may overrun a little, so the bound is generous).
+    assert!(black > 1_000 && black < 3_000, "{state}");
+    assert!(state["outcome"].is_null(), "{state}");
+    s.stop().await;
+}
+
+#[tokio::test]
+async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
+    let s = TestServer::start(temp_db("friend-view"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    let (_, end) = mv(&c, &s, &f.id, &f.black, "h6-h5").await;
+    let first = end["tree"]["nodes"][0]["children"][0].as_u64().unwrap();
+    // A watcher (no seat) looks at the position after the first move.
+    let (status, view) = get(&c, &s.url(&format!("/api/games/{}?node={first}", f.id))).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["history"].as_array().unwrap().len(), 1);
+    assert_eq!(view["tree"]["current"], first);
+    assert_eq!(view["side_to_move"], "black");
+    // The game itself still shows its end, and goes on there.
+    let (_, game) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(game["history"].as_array().unwrap().len(), 2);
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "b3-b4").await.0, 200);
+    let (status, _) = get(&c, &s.url(&format!("/api/games/{}?node=999", f.id))).await;
+    assert_eq!(status, 422);
+    let (status, _) = get(&c, &s.url(&format!("/api/games/{}?node=x", f.id))).await;
+    assert_eq!(status, 400);
+    s.stop().await;
+}

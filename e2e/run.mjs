@@ -1072,3 +1072,107 @@ e2e('play a friend: two browsers, the link gives the other seat, moves and a dra
   }
   await closePage(a);
 });
+
+/* issue 12, item 7: the details players notice (languages, board options, keyboard entry, the
+ * picker, square numbers). Expected strings come from the catalogue files, legal moves from the
+ * server's data-legal. */
+
+e2e('details: Turkish interface, board theme and coordinates, keyboard moves, square numbers', async () => {
+  const cat = (code) => JSON.parse(fs.readFileSync(path.resolve(here, `../crates/server/web/i18n/${code}.json`), 'utf8'));
+  const tr = cat('tr');
+  const page = await openPage();
+  try {
+    // The language picker: the static labels, the picker's short list and a numbered variant's note.
+    await page.selectOption('[data-field="lang"]', 'tr');
+    await page.waitForFunction(() => document.documentElement.lang === 'tr');
+    assert.equal((await page.textContent('[data-action="new-game"] span')).trim(), tr['nav.new_game']);
+    assert.equal((await page.textContent('[data-role="moves-title"], .moves-card .card-title')).trim(), tr['moves.title']);
+    assert.equal(await page.getAttribute('[data-action="flip"]', 'title'), tr['ctl.flip_title']);
+    await openNewGameDialog(page);
+    assert.equal((await page.textContent('[data-family="popular"] .family-head b')).trim(), tr['picker.popular']);
+    const popular = await page.$$eval('[data-family="popular"] [data-variant]', (els) => els.map((e) => e.dataset.variant));
+    for (const id of ['international', 'russian', 'brazilian', 'american', 'turkish']) assert.ok(popular.includes(id), `${id} is in the short list`);
+    assert.equal((await page.textContent('[data-family="turkish"] [data-variant="greek-2"] [data-role="variant-note"]')).trim(), tr['note.greek-2']);
+    assert.equal((await page.textContent('[data-dialog="new-game"] [data-role="level"] legend')).trim(), tr['ng.level']);
+
+    // International: square numbers 1-50 drawn over the pieces; a move typed and played.
+    await newGame(page, { variant: 'international', opponent: 'human' });
+    let b = await waitTurn(page);
+    assert.ok((await page.textContent('[data-role="status"]')).includes(tr['side.white']), 'the status names the side in Turkish');
+    const numbers = await page.$$eval('#board .nums text', (els) => els.map((e) => Number(e.textContent)));
+    assert.deepEqual(numbers.sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => i + 1));
+    assert.ok(await page.evaluate(() => {
+      const svg = document.querySelector('#board svg');
+      return !!(svg.querySelector('.pieces').compareDocumentPosition(svg.querySelector('.nums')) & Node.DOCUMENT_POSITION_FOLLOWING);
+    }), 'the numbers are drawn over the pieces');
+    assert.ok(b.legal.some((m) => m.notation === '32-28'), '32-28 is legal at the start (the server says)');
+    const sounds = await page.evaluate(() => window.damspel.sounds.move);
+    await page.fill('[data-field="move-input"]', '32-28');
+    await page.press('[data-field="move-input"]', 'Enter');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+    b = await waitTurn(page);
+    assert.equal(b.side, 'black');
+    assert.ok(await page.evaluate((n) => window.damspel.sounds.move > n, sounds), 'a move sound was asked for');
+    // An illegal entry: a clear message, nothing played.
+    await page.fill('[data-field="move-input"]', '28-23');
+    await page.press('[data-field="move-input"]', 'Enter');
+    await page.waitForSelector('[data-role="move-entry-msg"][data-ok="false"]');
+    assert.ok((await page.textContent('[data-role="move-entry-msg"]')).includes('28-23'));
+    assert.equal((await board(page)).ply, 1);
+
+    // Board options: a theme and the coordinates, kept over a reload with the language.
+    await page.click('[data-action="settings"]');
+    await page.waitForSelector('[data-dialog="settings"][open]');
+    assert.equal((await page.textContent('[data-dialog="settings"] h2')).trim(), tr['settings.title']);
+    assert.ok((await page.$$('#board .coord')).length > 0, 'coordinates are shown by default');
+    await page.selectOption('[data-field="board-theme"]', 'green');
+    await page.selectOption('[data-field="piece-set"]', 'red');
+    await page.uncheck('[data-field="show-coords"]');
+    await page.click('[data-dialog="settings"] [data-action="close"]');
+    await page.waitForFunction(() => document.documentElement.dataset.board === 'green' && !document.querySelector('#board .coord'));
+    const fill = await page.$eval('#board rect.sq.on[data-square="21"]', (e) => getComputedStyle(e).fill);
+    assert.equal(fill, 'rgb(118, 150, 86)', 'the green board colours the dark squares');
+    await page.reload();
+    await page.waitForSelector('html[data-ready="true"]');
+    assert.equal(await page.evaluate(() => document.documentElement.lang), 'tr');
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.board), 'green');
+    assert.equal((await page.$$('#board .coord')).length, 0, 'no coordinates after the reload');
+    assert.equal((await page.textContent('[data-action="new-game"] span')).trim(), tr['nav.new_game']);
+    await shot(page, 'details-turkish-green.png');
+
+    // An ambiguous entry (two routes with the same from and to, per data-legal), then the full route.
+    await page.click('[data-action="share"]');
+    await page.waitForSelector('[data-dialog="share"][open]');
+    await page.selectOption('[data-field="import-variant"]', 'turkish');
+    await page.selectOption('[data-field="import-players"]', 'human-human');
+    await page.fill('[data-field="import-text"]', 'W:WKh2:Ba4,c4,c7,f2,f6,g5');
+    await page.click('[data-action="import"]');
+    await page.waitForFunction(() => document.getElementById('board').dataset.fen.includes('Kh2'));
+    b = await waitTurn(page);
+    const groups = new Map();
+    for (const m of b.legal) groups.set(`${m.from}x${m.to}`, [...(groups.get(`${m.from}x${m.to}`) || []), m]);
+    const [typed, routes] = [...groups].find(([, ms]) => ms.length > 1);
+    await page.fill('[data-field="move-input"]', typed);
+    await page.press('[data-field="move-input"]', 'Enter');
+    await page.waitForFunction((t) => {
+      const el = document.querySelector('[data-role="move-entry-msg"]');
+      return el.dataset.ok === 'false' && el.textContent.startsWith(t);
+    }, typed);
+    const msg = await page.textContent('[data-role="move-entry-msg"]');
+    for (const m of routes) assert.ok(msg.includes(m.full), `the message offers ${m.full}`);
+    assert.equal((await board(page)).ply, 0);
+    await page.fill('[data-field="move-input"]', routes[1].full);
+    await page.press('[data-field="move-input"]', 'Enter');
+    await page.waitForFunction(() => document.getElementById('board').dataset.ply === '1');
+    const state = await api('GET', `/api/games/${(await board(page)).gameId}`);
+    assert.equal(state.history[0].full, routes[1].full, 'the route typed was played');
+    await shot(page, 'details-keyboard-route.png');
+  } finally {
+    // The browser profile is shared by the tests: back to English and the default board.
+    await page.evaluate(() => {
+      localStorage.removeItem('damspel.lang');
+      localStorage.removeItem('damspel.prefs');
+    });
+  }
+  await closePage(page);
+});

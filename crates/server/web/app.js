@@ -51,7 +51,17 @@
  *   engine-pv"]`, `[data-role="evalbar"]` (data-score, White's view), `[data-role="toasts"]`,
  *   dialogs `[data-dialog="new-game|rules|share|games"]`, games list rows `[data-game]`.
  * The URL holds the game: `#/game/ID` (a reload resumes it).
+ * Details (issue 12, item 7): `[data-field="lang"]` (language picker, i18n.js; <html lang>),
+ *   `[data-action="settings"]` and `[data-dialog="settings"]` (prefs.js), keyboard entry
+ *   `[data-field="move-input"]` in the form `[data-role="move-entry"]` with its answer in
+ *   `[data-role="move-entry-msg"]` (data-ok="false" when refused), the picker's short list
+ *   `[data-family="popular"]`, numbered variants' notes `[data-role="variant-note"]`, square
+ *   numbers `#board .nums text`.
  */
+
+// `tr` (not `t`, a common local name here, e.g. for the move tree) gives the page's strings.
+import { t as tr, ready as i18nReady } from './i18n.js';
+import { prefs, playSound } from './prefs.js';
 
 const C = 100; // cell size in SVG units
 const MARGIN = 30; // room for the coordinates (left and bottom)
@@ -273,26 +283,31 @@ function piecesFromMap(detail, map) {
 const CROWN = 'M29 61 L26 38 L39 48 L50 31 L61 48 L74 38 L71 61 Z M29 65 H71 V71 H29 Z';
 
 function pieceDefs(prefix) {
+  // Colours come from CSS variables (style.css, one set per piece theme), with the classic set
+  // as the fallback.
+  const v = (name, dflt) => `var(--${name}, ${dflt})`;
   const man = (color) => {
     const w = color === 'white';
+    const c = w ? 'pw' : 'pb';
     return `<g id="${prefix}-${color}-man">
-      <ellipse cx="50" cy="58" rx="39" ry="36" fill="rgba(0,0,0,.28)"/>
-      <circle cx="50" cy="54" r="38" fill="${w ? '#b9ab8f' : '#0b0b0b'}"/>
-      <circle cx="50" cy="49" r="38" fill="url(#${prefix}-g-${color})" stroke="${w ? '#8d8068' : '#000'}" stroke-width="2"/>
-      <circle cx="50" cy="49" r="27" fill="none" stroke="${w ? '#d3c6aa' : '#4a4a4a'}" stroke-width="3"/>
-      <circle cx="50" cy="49" r="17" fill="none" stroke="${w ? '#ddd2ba' : '#3c3c3c'}" stroke-width="2"/>
+      <ellipse cx="50" cy="58" rx="39" ry="36" style="fill:${v('pc-shadow', 'rgba(0,0,0,.28)')}"/>
+      <circle cx="50" cy="54" r="38" style="fill:${v(`${c}-base`, w ? '#b9ab8f' : '#0b0b0b')}"/>
+      <circle cx="50" cy="49" r="38" fill="url(#${prefix}-g-${color})" style="stroke:${v(`${c}-edge`, w ? '#8d8068' : '#000')}" stroke-width="2"/>
+      <circle cx="50" cy="49" r="27" fill="none" style="stroke:${v(`${c}-ring1`, w ? '#d3c6aa' : '#4a4a4a')}" stroke-width="3"/>
+      <circle cx="50" cy="49" r="17" fill="none" style="stroke:${v(`${c}-ring2`, w ? '#ddd2ba' : '#3c3c3c')}" stroke-width="2"/>
     </g>`;
   };
   const king = (color) => {
     const w = color === 'white';
+    const c = w ? 'pw' : 'pb';
     return `<g id="${prefix}-${color}-king">
       <use href="#${prefix}-${color}-man"/>
-      <path d="${CROWN}" transform="translate(50 49) scale(.62) translate(-50 -51)" fill="${w ? '#c9972b' : '#e3b548'}" stroke="${w ? '#7a5a12' : '#8a6414'}" stroke-width="3" stroke-linejoin="round"/>
+      <path d="${CROWN}" transform="translate(50 49) scale(.62) translate(-50 -51)" style="fill:${v(`${c}-crown`, w ? '#c9972b' : '#e3b548')};stroke:${v(`${c}-crown-edge`, w ? '#7a5a12' : '#8a6414')}" stroke-width="3" stroke-linejoin="round"/>
     </g>`;
   };
   return `<defs>
-    <radialGradient id="${prefix}-g-white" cx="38%" cy="32%" r="75%"><stop offset="0" stop-color="#fffdf6"/><stop offset="1" stop-color="#e6dcc6"/></radialGradient>
-    <radialGradient id="${prefix}-g-black" cx="38%" cy="32%" r="75%"><stop offset="0" stop-color="#4a4a4a"/><stop offset="1" stop-color="#1a1a1a"/></radialGradient>
+    <radialGradient id="${prefix}-g-white" cx="38%" cy="32%" r="75%"><stop offset="0" style="stop-color:${v('pw-g0', '#fffdf6')}"/><stop offset="1" style="stop-color:${v('pw-g1', '#e6dcc6')}"/></radialGradient>
+    <radialGradient id="${prefix}-g-black" cx="38%" cy="32%" r="75%"><stop offset="0" style="stop-color:${v('pb-g0', '#4a4a4a')}"/><stop offset="1" style="stop-color:${v('pb-g1', '#1a1a1a')}"/></radialGradient>
     <marker id="${prefix}-arrow" viewBox="0 0 10 10" refX="5" refY="5" markerWidth="3.2" markerHeight="3.2" orient="auto-start-reverse"><path d="M0 0 L10 5 L0 10 z" fill="context-stroke"/></marker>
     ${man('white')}${man('black')}${king('white')}${king('black')}
   </defs>`;
@@ -345,7 +360,9 @@ function boardSvg(detail, opts) {
       sq += `<rect class="${cls.join(' ')}" data-square="${esc(name)}" x="${cx}" y="${cy}" width="${C}" height="${C}" ${attrs.join(' ')}/>`;
       // Square numbers are drawn on numbered boards only: an algebraic name (Russian, Brazilian)
       // is already given by the file letters and rank numbers in the margins.
-      if (opts.numbers && !allSquares && /^[0-9]+$/.test(name)) nums += `<text class="sqnum" x="${cx + 7}" y="${cy + 21}">${esc(name)}</text>`;
+      // They are drawn over the pieces, in the cell's corner with a halo, so that they stay
+      // readable beside a piece instead of hiding under it.
+      if (opts.numbers && !allSquares && /^[0-9]+$/.test(name)) nums += `<text class="sqnum" x="${cx + 5}" y="${cy + 17}">${esc(name)}</text>`;
     }
   }
   // markers drawn over squares, under pieces
@@ -412,9 +429,9 @@ function boardSvg(detail, opts) {
   return `<svg class="board-svg ${allSquares ? 'all' : 'dark'}" viewBox="${vb}" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="${esc(detail.name)} board">
     ${pieceDefs(prefix)}
     <rect class="frame" x="${-left}" y="${-PAD}" width="${w * C + left + PAD}" height="${h * C + bottom + PAD}" rx="12"/>
-    <g class="squares">${sq}</g><g class="nums">${nums}</g><g class="marks">${mk}</g>
+    <g class="squares">${sq}</g><g class="marks">${mk}</g>
     <g class="under">${under}</g><g class="targets">${targets}</g>
-    <g class="pieces">${pcs}</g><g class="arrows">${arrows}</g>
+    <g class="pieces">${pcs}</g><g class="nums" data-role="square-numbers">${nums}</g><g class="arrows">${arrows}</g>
     ${coordText}
   </svg>`;
 }
@@ -489,8 +506,8 @@ function renderBoard(anim) {
   el.innerHTML = boardSvg(detail, {
     pieces,
     flipped: S.flipped,
-    coords: true,
-    numbers: true,
+    coords: prefs.coords,
+    numbers: prefs.numbers,
     marks: currentMarks(),
     arrows: currentArrows(),
     prefix: 'mb',
@@ -698,7 +715,7 @@ function onSquare(sq) {
   const piece = g.pieces.find((p) => p.square === sq);
   if (piece && piece.color === g.side_to_move && g.must_capture?.length) {
     flashMust();
-    toast(`Capturing is compulsory: ${g.must_capture.join(', ')} must capture.`, 'info');
+    toast(tr('toast.must_capture', { squares: g.must_capture.join(', ') }), 'info');
   }
   deselect();
 }
@@ -806,6 +823,7 @@ function setGame(state, { animate = true } = {}) {
     const move = state.history[state.history.length - 1];
     const captured = move.captures.map((c) => old.pieces.find((p) => p.square === c)).filter(Boolean);
     anim = { move, captured };
+    playSound(move.captures.length ? 'capture' : 'move', move.captures.length);
   }
   S.animateNext = true;
   if (!sameGame) {
@@ -848,7 +866,7 @@ async function loadGame(id) {
     setGame(state, { animate: false });
     return true;
   } catch (err) {
-    toast(err.status === 404 ? 'That game is not stored here any more.' : `Could not load the game: ${err.message}`);
+    toast(err.status === 404 ? tr('toast.gone') : `${tr('toast.load_failed')} ${err.message}`);
     return false;
   }
 }
@@ -1057,8 +1075,8 @@ function toWhite(score, side) {
 
 function scoreText(s) {
   if (!s) return '–';
-  if (s.win !== undefined) return `White wins in ${Math.ceil(s.win / 2)}`;
-  if (s.loss !== undefined) return `Black wins in ${Math.ceil(s.loss / 2)}`;
+  if (s.win !== undefined) return tr('engine.white_wins_in', { n: Math.ceil(s.win / 2) });
+  if (s.loss !== undefined) return tr('engine.black_wins_in', { n: Math.ceil(s.loss / 2) });
   const v = s.men;
   return `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(2)}`;
 }
@@ -1091,7 +1109,7 @@ function renderEngine() {
   const card = $('[data-role="engine"]');
   const thinking = engineBusy();
   card.classList.toggle('thinking', thinking);
-  st.textContent = thinking ? (S.engine.kind === 'hint' ? 'looking for a hint…' : 'thinking…') : S.game && S.game.outcome ? 'game over' : 'idle';
+  st.textContent = tr(thinking ? (S.engine.kind === 'hint' ? 'engine.hinting' : 'engine.thinking') : S.game && S.game.outcome ? 'engine.over' : 'engine.idle');
   const info = S.info;
   $('[data-role="engine-depth"]').textContent = info?.depth ?? '–';
   $('[data-role="engine-nodes"]').textContent = fmtNodes(info?.nodes);
@@ -1103,7 +1121,7 @@ function renderEngine() {
   const hintEl = $('[data-role="hint"]');
   if (S.hint && S.game && S.hint.gameId === S.game.id && S.hint.fen === S.game.fen) {
     hintEl.hidden = false;
-    hintEl.innerHTML = `Hint: <b>${esc(S.hint.move)}</b>${S.hint.score ? ` <span class="muted">(${esc(scoreText(toWhite(S.hint.score, S.game.side_to_move)))})</span>` : ''}`;
+    hintEl.innerHTML = `${esc(tr('engine.hint'))} <b>${esc(S.hint.move)}</b>${S.hint.score ? ` <span class="muted">(${esc(scoreText(toWhite(S.hint.score, S.game.side_to_move)))})</span>` : ''}`;
   } else {
     hintEl.hidden = true;
   }
@@ -1124,12 +1142,12 @@ function renderMoves() {
   const g = S.game;
   renderGameInfo();
   if (!g || S.mode !== 'play') {
-    ol.innerHTML = '<li class="empty muted">No moves yet</li>';
+    ol.innerHTML = `<li class="empty muted">${esc(tr('moves.none'))}</li>`;
     return;
   }
   const t = g.tree;
   if (!t || t.nodes.length < 2) {
-    ol.innerHTML = `<li class="empty muted">${esc(cap(g.side_to_move))} to move. No moves yet.</li>`;
+    ol.innerHTML = `<li class="empty muted">${esc(tr('moves.none_side', { side: sideName(g.side_to_move) }))}</li>`;
     return;
   }
   ol.innerHTML = moveTreeHtml(g) + (g.outcome && t.current === t.main_end ? `<li class="res"><span class="no"></span><span class="mv result">${esc(g.outcome.result)}</span></li>` : '');
@@ -1145,27 +1163,35 @@ function renderMoves() {
 function playerLabel(g, side) {
   const named = tagOf(g, side === 'white' ? 'White' : 'Black');
   if (named) return named;
-  return g[side] === 'engine' ? 'Engine' : (g.white === 'human' && g.black === 'human' ? cap(side) : 'You');
+  return g[side] === 'engine' ? tr('player.engine') : (g.white === 'human' && g.black === 'human' ? sideName(side) : tr('player.you'));
+}
+
+/** "White" / "Black" in the page's language. */
+function sideName(side) {
+  return tr(side === 'black' ? 'side.black' : 'side.white');
+}
+function toMove(side) {
+  return tr('status.to_move', { side: sideName(side) });
 }
 
 function renderStatus() {
   const el = $('[data-role="status"]');
   const g = S.game;
   if (S.mode === 'editor') {
-    el.innerHTML = '<span class="muted">Editing a position</span>';
+    el.innerHTML = `<span class="muted">${esc(tr('status.editing'))}</span>`;
     return;
   }
   if (!g) {
-    el.innerHTML = '<span class="muted">Choose a variant and start a game.</span>';
+    el.innerHTML = `<span class="muted">${esc(tr('status.choose'))}</span>`;
     return;
   }
   const side = g.side_to_move;
   const who = playerLabel(g, side);
   let text;
   if (g.outcome) text = `<b>${esc(g.outcome.result)}</b> · ${esc(g.outcome.reason)}`;
-  else if (engineBusy() && S.engine.kind === 'engine') text = `<span class="dot ${side}"></span>${esc(cap(side))} to move · engine thinking<span class="dots"></span>`;
-  else if (g.engine_to_move) text = `<span class="dot ${side}"></span>${esc(cap(side))} to move · engine${S.enginePaused ? ' (paused)' : ''}`;
-  else text = `<span class="dot ${side}"></span>${esc(cap(side))} to move${who === 'You' ? ' · your turn' : ''}${g.must_capture?.length ? ' · <span class="must-note">capture!</span>' : ''}`;
+  else if (engineBusy() && S.engine.kind === 'engine') text = `<span class="dot ${side}"></span>${esc(toMove(side))} · ${esc(tr('status.engine_thinking'))}<span class="dots"></span>`;
+  else if (g.engine_to_move) text = `<span class="dot ${side}"></span>${esc(toMove(side))} · ${esc(tr('status.engine'))}${S.enginePaused ? ` ${esc(tr('status.paused'))}` : ''}`;
+  else text = `<span class="dot ${side}"></span>${esc(toMove(side))}${who === tr('player.you') ? ` · ${esc(tr('status.your_turn'))}` : ''}${g.must_capture?.length ? ` · <span class="must-note">${esc(tr('status.capture'))}</span>` : ''}`;
   el.setAttribute('data-side', side);
   el.innerHTML = `<span class="players"><span class="dot white"></span>${esc(playerLabel(g, 'white'))} <span class="vs">–</span> <span class="dot black"></span>${esc(playerLabel(g, 'black'))}</span><span class="turn">${text}</span>`;
 }
@@ -1180,12 +1206,12 @@ function renderResult() {
   }
   const o = g.outcome;
   const you = g.white === 'human' && g.black === 'engine' ? 'white' : g.black === 'human' && g.white === 'engine' ? 'black' : null;
-  let headline = o.winner ? `${cap(o.winner)} wins` : 'Draw';
-  if (you && o.winner) headline = o.winner === you ? 'You win!' : 'The engine wins';
+  let headline = o.winner ? tr('result.wins', { side: sideName(o.winner) }) : tr('result.draw');
+  if (you && o.winner) headline = o.winner === you ? tr('result.you_win') : tr('result.engine_wins');
   el.hidden = false;
   el.setAttribute('data-result', o.result);
   el.innerHTML = `<div class="result-score">${esc(o.result)}</div><div class="result-text"><b>${esc(headline)}</b><span>${esc(o.reason)}</span></div>
-    <div class="row"><button type="button" class="btn primary" data-action="rematch">Play again</button><button type="button" class="btn" data-action="new-game">New game</button></div>`;
+    <div class="row"><button type="button" class="btn primary" data-action="rematch">${esc(tr('result.again'))}</button><button type="button" class="btn" data-action="new-game">${esc(tr('nav.new_game'))}</button></div>`;
 }
 
 function syncControls() {
@@ -1241,7 +1267,25 @@ function renderVariantList() {
   const q = ($('[data-field="variant-filter"]').value || '').trim().toLowerCase();
   const fams = [...S.families.map((f) => f.id)];
   for (const v of S.variants) if (!fams.includes(v.family)) fams.push(v.family);
+  const item = (v) => {
+    const b = v.board || {};
+    const note = variantNote(v.id);
+    return `<button type="button" class="variant-item${S.pick === v.id ? ' is-picked' : ''}" data-variant="${esc(v.id)}">
+        <span class="vi-name">${esc(v.name)}</span>
+        <span class="vi-board">${b.width}×${b.height}${b.squares === 'dark' ? ` ${esc(tr('picker.dark_short'))}` : ''}</span>
+        ${note ? `<span class="vi-note" data-role="variant-note">${esc(note)}</span>` : ''}
+        <span class="vi-desc">${esc(v.description)}</span></button>`;
+  };
   let html = '';
+  // The most played variants first, then all of them by family (a search shows only the latter,
+  // so that each match is listed once).
+  if (!q) {
+    const pop = POPULAR.map((id) => S.variants.find((v) => v.id === id)).filter(Boolean);
+    if (pop.length) {
+      html += `<div class="family popular" data-family="popular"><div class="family-head"><b>${esc(tr('picker.popular'))}</b><span>${esc(tr('picker.popular_note'))}</span></div>`;
+      html += pop.map(item).join('') + '</div>';
+    }
+  }
   for (const fid of fams) {
     const vs = S.variants.filter(
       (v) => v.family === fid && (!q || `${v.id} ${v.name} ${v.description} ${(v.aliases || []).join(' ')}`.toLowerCase().includes(q))
@@ -1249,16 +1293,10 @@ function renderVariantList() {
     if (!vs.length) continue;
     const [title, ...rest] = familyName(fid).split(':');
     html += `<div class="family" data-family="${esc(fid)}"><div class="family-head"><b>${esc(title)}</b>${rest.length ? `<span>${esc(rest.join(':').trim())}</span>` : ''}</div>`;
-    for (const v of vs) {
-      const b = v.board || {};
-      html += `<button type="button" class="variant-item${S.pick === v.id ? ' is-picked' : ''}" data-variant="${esc(v.id)}">
-        <span class="vi-name">${esc(v.name)}</span>
-        <span class="vi-board">${b.width}×${b.height}${b.squares === 'dark' ? ' dark' : ''}</span>
-        <span class="vi-desc">${esc(v.description)}</span></button>`;
-    }
+    html += vs.map(item).join('');
     html += '</div>';
   }
-  list.innerHTML = html || '<p class="muted">No variant matches.</p>';
+  list.innerHTML = html || `<p class="muted">${esc(tr('picker.none'))}</p>`;
 }
 
 function rulesHtml(d) {
@@ -1293,9 +1331,10 @@ async function pickVariant(id) {
     info.innerHTML = `<div class="picked-top">
         <div class="mini">${boardSvg(d, { pieces: startPieces(d), coords: false, prefix: 'pv' })}</div>
         <div><h3>${esc(d.name)}</h3>
-        <div class="muted small">${esc(familyName(d.family).split(':')[0])} · ${b.width}×${b.height}, ${b.squares === 'dark' ? 'dark squares' : 'all squares'}${d.aliases?.length ? ` · also ${esc(d.aliases.join(', '))}` : ''}</div>
+        <div class="muted small">${esc(familyName(d.family).split(':')[0])} · ${b.width}×${b.height}, ${esc(tr(b.squares === 'dark' ? 'picker.dark' : 'picker.all'))}${d.aliases?.length ? ` · ${esc(tr('picker.also', { names: d.aliases.join(', ') }))}` : ''}</div>
+        ${variantNote(d.id) ? `<p class="picked-note" data-role="variant-note">${esc(variantNote(d.id))}</p>` : ''}
         <p>${esc(d.description)}</p></div></div>
-      <details class="rules-details"><summary>Full rules</summary><div class="rules">${rulesHtml(d)}</div></details>`;
+      <details class="rules-details"><summary>${esc(tr('picker.full_rules'))}</summary><div class="rules">${rulesHtml(d)}</div></details>`;
   } catch (err) {
     info.textContent = err.message;
   }
@@ -1543,7 +1582,7 @@ async function importGame(number) {
     // A recorded game opens at its start, to be stepped through.
     if (state.history.length) await gotoNode(0);
     const claims = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
-    toast(claims.length ? `Imported; ${claims.join('; ')}.` : 'Imported.', 'ok');
+    toast(claims.length ? `${tr('toast.imported')} ${claims.join('; ')}.` : tr('toast.imported'), 'ok');
   } catch (err) {
     toast(`Import: ${err.message}`);
   }
@@ -2143,8 +2182,8 @@ function renderAnalysis() {
   const g = S.game;
   const d = A.on && A.data && g && A.data.node === g.tree.current ? A.data : null;
   const st = $('[data-role="analysis-state"]');
-  st.textContent = !A.on ? 'off' : A.ctrl ? 'analysing…' : A.done ? 'done' : g?.outcome ? 'game over' : '';
-  $('[data-role="analysis-depth"]').textContent = d ? `depth ${d.depth}` : '';
+  st.textContent = !A.on ? tr('analysis.off') : A.ctrl ? tr('analysis.running') : A.done ? tr('analysis.done') : g?.outcome ? tr('engine.over') : '';
+  $('[data-role="analysis-depth"]').textContent = d ? tr('analysis.depth', { depth: d.depth }) : '';
   const side = g?.side_to_move;
   $('[data-role="analysis-lines"]').innerHTML = d && showEngine()
     ? (d.lines || []).map((l, i) => `<li data-line="${i + 1}" data-full="${esc(l.full || '')}"><span class="score">${esc(scoreShort(toWhite(l.score, side)))}</span> ${(l.pv || []).slice(0, 10).map((m, j) => `<span class="pv-move${j === 0 ? ' first' : ''}">${esc(m)}</span>`).join(' ')}</li>`).join('')
@@ -2326,7 +2365,127 @@ window.damspel = Object.assign(window.damspel || {}, {
   },
 });
 
+/* ---------- the details players notice (issue 12, item 7): languages, board options, keyboard
+ * entry, the variant picker's short list and notes. Strings: i18n.js; options: prefs.js. ---------- */
+
+/** The most played variants, listed first in the picker. */
+const POPULAR = ['international', 'russian', 'brazilian', 'american', 'turkish', 'dameo', 'armenian'];
+
+/** Variants of a numbered family that carry a one-line note (what differs from the base). */
+const NOTED = [
+  'armenian', 'armenian-2', 'armenian-3', 'tama', 'greek', 'greek-2', 'greek-3', 'greek-4', 'greek-5', 'greek-6', 'greek-7',
+  'turkthic-2', 'ossetian-keny', 'ossetian-keny-2', 'modified-gothic', 'modified-gothic-2', 'modern-gothic-2', 'teutonic-2',
+  'babylonian-a', 'babylonian-b', 'babylonian-c', 'hoogland-10', 'deferred-halt-2',
+];
+
+/** The one-line note of a numbered variant ("Greek II: Greek I without the majority rule"), or ''. */
+function variantNote(id) {
+  if (!NOTED.includes(id)) return '';
+  const key = `note.${id}`;
+  const text = tr(key);
+  return text === key ? '' : text;
+}
+
+/** Normalises a typed move: lower case, no spaces, ':' and 'x' both mean a capture. */
+function typedMove(text) {
+  return String(text).trim().toLowerCase().replace(/\s+/g, '').replace(/[:×]/g, 'x').replace(/–|—/g, '-');
+}
+
+/**
+ * The legal moves a typed entry names: the exact notation or full route, else (from, to) with
+ * any route, else from, the landing squares typed and to in that order.
+ */
+function movesTyped(text, legal) {
+  const want = typedMove(text);
+  const squares = want.split(/[-x]/).filter(Boolean);
+  const exact = legal.filter((m) => typedMove(m.notation) === want || typedMove(m.full) === want);
+  if (exact.length) return exact;
+  if (squares.length < 2) return [];
+  const norm = (sq) => String(sq).toLowerCase();
+  return legal.filter((m) => {
+    if (norm(m.from) !== squares[0] || norm(m.to) !== squares[squares.length - 1]) return false;
+    // the squares typed between must be landing squares of the route, in order
+    const path = m.path.map(norm);
+    let at = 0;
+    for (const sq of squares.slice(1, -1)) {
+      at = path.indexOf(sq, at);
+      if (at < 0) return false;
+      at++;
+    }
+    return true;
+  });
+}
+
+function entryMsg(text, ok = null) {
+  const el = $('[data-role="move-entry-msg"]');
+  el.textContent = text;
+  if (ok === null) el.removeAttribute('data-ok');
+  else el.setAttribute('data-ok', String(ok));
+}
+
+async function enterMove() {
+  const input = $('[data-field="move-input"]');
+  const text = input.value.trim();
+  const g = S.game;
+  if (!text) return;
+  if (!g || !humanToMove()) {
+    entryMsg(tr('entry.not_now'), false);
+    return;
+  }
+  const found = movesTyped(text, g.legal);
+  if (found.length === 1) {
+    input.value = '';
+    entryMsg('');
+    await submitMove(found[0]);
+    return;
+  }
+  if (found.length > 1) {
+    entryMsg(tr('entry.ambiguous', { move: text, options: found.map((m) => m.full).join(', ') }), false);
+  } else if (g.legal.length && g.legal.every((m) => m.captures.length)) {
+    const options = [...new Set(g.legal.map((m) => m.notation))].slice(0, 6).join(', ');
+    entryMsg(tr('entry.must_capture', { move: text, options }), false);
+  } else {
+    entryMsg(`${tr('entry.illegal', { move: text })} ${tr('entry.example', { example: g.legal[0]?.notation || '' })}`, false);
+  }
+}
+
+/** The entry field's example is a legal move of the position, in the variant's own notation. */
+function syncEntry() {
+  const input = $('[data-field="move-input"]');
+  if (!input) return;
+  const m = S.game && S.mode === 'play' ? S.game.legal.find((l) => !l.captures.length) || S.game.legal[0] : null;
+  input.placeholder = m ? `${tr('moves.entry_label')}: ${m.notation}` : tr('moves.entry_placeholder');
+}
+
+function installDetails() {
+  $('[data-role="move-entry"]')?.addEventListener('submit', (e) => {
+    e.preventDefault();
+    enterMove();
+  });
+  document.addEventListener('damspel:game', () => {
+    syncEntry();
+    if (!S.game || !humanToMove()) return;
+    const msg = $('[data-role="move-entry-msg"]');
+    if (msg?.getAttribute('data-ok') === 'false' && !$('[data-field="move-input"]').value) entryMsg('');
+  });
+  document.addEventListener('damspel:prefs', () => renderBoard());
+  document.addEventListener('damspel:lang', () => {
+    renderStatus();
+    renderMoves();
+    renderResult();
+    renderEngine();
+    renderAnalysis();
+    syncEntry();
+    if ($('[data-dialog="new-game"]').open) {
+      renderVariantList();
+      if (S.pick) pickVariant(S.pick);
+    }
+  });
+}
+
 async function main() {
+  await i18nReady;
+  installDetails();
   wire();
   renderEngine();
   renderMoves();

@@ -8,6 +8,8 @@
 // cancelled, failed) and data-done / data-total; the graph's points data-ply and data-mark; the
 // marked moves data-role="review-mark" with data-ply and data-mark; data-role="review-accuracy".
 
+import { t, applyI18n } from './i18n.js';
+
 const $ = (sel, root = document) => root.querySelector(sel);
 const SVG = 'http://www.w3.org/2000/svg';
 const W = 300;
@@ -80,10 +82,10 @@ const SYMBOL = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 const panel = el('div', { class: 'card review-panel', 'data-role': 'review-panel', 'data-status': 'idle', hidden: '' });
 panel.innerHTML = `
   <div class="review-head">
-    <div class="card-title">Game review</div>
+    <div class="card-title" data-i18n="review.title">Game review</div>
     <div>
       <button type="button" class="btn primary" data-action="review-start">Start review</button>
-      <button type="button" class="btn" data-action="review-cancel" hidden>Stop</button>
+      <button type="button" class="btn" data-action="review-cancel" hidden data-i18n="review.stop">Stop</button>
     </div>
   </div>
   <div class="muted small" data-role="review-status">The engine looks at every position of the game and marks the moves that lost winning chances.</div>
@@ -98,7 +100,7 @@ function mount() {
   const tools = $('.card.tools');
   const side = $('.side');
   if (!tools && !side) return false;
-  const button = el('button', { type: 'button', class: 'btn', 'data-action': 'review' }, 'Review');
+  const button = el('button', { type: 'button', class: 'btn', 'data-action': 'review', 'data-i18n': 'review.button' }, 'Review');
   if (tools) {
     tools.appendChild(button);
     tools.after(panel);
@@ -119,7 +121,7 @@ function status(s, text) {
   const busy = s === 'queued' || s === 'running';
   $('[data-action="review-start"]', panel).hidden = busy;
   $('[data-action="review-cancel"]', panel).hidden = !busy;
-  $('[data-action="review-start"]', panel).textContent = s === 'done' ? 'Review again' : 'Start review';
+  $('[data-action="review-start"]', panel).textContent = t(s === 'done' ? 'review.again' : 'review.start');
 }
 
 function progress(done, total) {
@@ -135,7 +137,7 @@ function reset() {
   R.selected = null;
   closeEvents();
   progress(0, 0);
-  status('idle', 'The engine looks at every position of the game and marks the moves that lost winning chances.');
+  status('idle', t('review.intro'));
   $('[data-role="review-graph-box"]', panel).replaceChildren();
   $('[data-role="review-accuracy"]', panel).replaceChildren();
   $('[data-role="review-marks"]', panel).replaceChildren();
@@ -364,3 +366,8 @@ document.addEventListener('damspel:game', (e) => {
 });
 
 if (!mount()) document.addEventListener('DOMContentLoaded', mount, { once: true });
+applyI18n(panel);
+document.addEventListener('damspel:lang', () => {
+  applyI18n(panel);
+  status(panel.dataset.status, panel.dataset.status === 'idle' ? t('review.intro') : undefined);
+});

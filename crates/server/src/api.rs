@@ -181,7 +181,8 @@ impl AppState {
     fn save(&self, session: &mut dyn Session) -> Result<(), ApiError> {
         session.meta_mut().updated = now();
         let (moves, redo) = session.moves_full();
-        let outcome = session.outcome_json();
+        // The games list shows how the game ended, not the node someone is looking at.
+        let outcome = session.main_outcome_json();
         self.store.save(&Row {
             meta: session.meta().clone(),
             moves,

@@ -571,6 +571,16 @@ impl<B: Bits> GameSession<B> {
 
     /// The move text of every line from the start, numbered, with comments, NAGs and
     /// variations in parentheses.
+    /// The time the mover of main-line ply `ply` (1-based) had left after it, as h:mm:ss.
+    fn clock_left(&self, ply: usize) -> Option<ClockText> {
+        let clock = self.meta.play.clock.as_ref()?;
+        let left = clock.after.get(ply - 1)?;
+        let white_moved =
+            (ply - 1).is_multiple_of(2) == (self.game.start().side_to_move() == Color::White);
+        let ms = if white_moved { left[0] } else { left[1] };
+        Some(ClockText((ms.max(0) / 1000) as u64))
+    }
+
     fn movetext(&self) -> String {
         let first = self.game.rules().variant().first_player;
         let offset = usize::from(self.game.start().side_to_move() != first);
@@ -620,8 +630,16 @@ impl<B: Bits> GameSession<B> {
             }
             out.push(' ');
             number_next = false;
-            if let Some(c) = &n.comment {
-                out.push_str(&format!("{{{c}}} "));
+            // The main line's moves carry the mover's time left (`[%clk h:mm:ss]`, as lichess and
+            // PGN readers write it) where the game had a clock.
+            let clock = if main { self.clock_left(ply) } else { None };
+            match (clock, &n.comment) {
+                (Some(t), Some(c)) => out.push_str(&format!("{{[%clk {t}] {c}}} ")),
+                (Some(t), None) => out.push_str(&format!("{{[%clk {t}]}} ")),
+                (None, Some(c)) => out.push_str(&format!("{{{c}}} ")),
+                (None, None) => {}
+            }
+            if clock.is_some() || n.comment.is_some() {
                 number_next = true;
             }
             // The variations of this move (its siblings), written after it; a variation's own
@@ -1132,6 +1150,24 @@ impl<B: Bits> Session for GameSession<B> {
         if let Some(o) = main.outcome_json() {
             extra.push(("Termination".to_string(), o.reason));
         }
+        if let Some(clock) = &self.meta.play.clock {
+            // PGN's form, which PDN readers take too: seconds, "+", the increment.
+            let seconds = |ms: u64| {
+                if ms.is_multiple_of(1000) {
+                    (ms / 1000).to_string()
+                } else {
+                    format!("{:.3}", ms as f64 / 1000.0)
+                }
+            };
+            extra.push((
+                "TimeControl".to_string(),
+                format!(
+                    "{}+{}",
+                    seconds(clock.initial_ms),
+                    seconds(clock.increment_ms)
+                ),
+            ));
+        }
         let result = match &self.meta.play.ending {
             Some(end) => match end.winner {
                 Some(w) => GameResult::Win(w.into()),
@@ -1218,5 +1254,16 @@ impl<B: Bits> Session for GameSession<B> {
                 position_hash: pos.hash(),
             }
         })
+    }
+}
+
+/// Seconds written as PGN's `%clk` writes them (h:mm:ss).
+#[derive(Clone, Copy)]
+struct ClockText(u64);
+
+impl std::fmt::Display for ClockText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = self.0;
+        write!(f, "{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
     }
 }

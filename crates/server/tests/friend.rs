@@ -297,6 +297,15 @@ async fn the_clock_is_kept_with_each_move_and_survives_a_restart() {
     assert!(black > 300_000, "{state}");
     assert_eq!(state["clock"]["after"].as_array().unwrap().len(), 2);
     assert_eq!(state["clock"]["running"], "white");
+    // The PDN carries the time control and each move's time left (PGN's TimeControl tag and
+    // %clk comments): 5 minutes + 3 s; the clock starts with White's first move (5:00 left),
+    // Black's answer after 300 ms leaves 5:02.
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.contains("[TimeControl \"300+3\"]"), "{text}");
+    assert!(
+        text.contains("1. a3-a4 {[%clk 0:05:00]} 1... h6-h5 {[%clk 0:05:02]}"),
+        "{text}"
+    );
     s.stop().await;
     let s = TestServer::start(db, 1).await;
     let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;

@@ -1184,3 +1184,37 @@ e2e('details: Turkish interface, board theme and coordinates, keyboard moves, sq
   }
   await closePage(page);
 });
+
+e2e('a clock from the New game dialog: against the engine, shown, running, kept in the PDN', async () => {
+  const page = await openPage();
+  await openNewGameDialog(page);
+  await page.click('[data-dialog="new-game"] [data-variant="turkish"]');
+  await page.waitForSelector('[data-role="picked-info"][data-picked="turkish"] h3');
+  await page.click('[data-opponent="engine"]');
+  await page.click('[data-color="white"]');
+  await page.fill('[data-field="engine-time"]', String(ENGINE_TIME));
+  await page.fill('[data-field="clock-minutes"]', '3');
+  await page.fill('[data-field="clock-increment"]', '2');
+  const oldId = (await board(page)).gameId;
+  await page.click('[data-action="start-game"]');
+  await page.waitForFunction((old) => { const d = document.getElementById('board').dataset; return d.gameId !== '' && d.gameId !== old; }, oldId);
+  const id = (await board(page)).gameId;
+  const created = await api('GET', `/api/games/${id}`);
+  assert.equal(created.clock.initial_ms, 180000);
+  assert.equal(created.clock.increment_ms, 2000);
+  await page.waitForSelector('[data-role="clock-white"]');
+  await page.waitForSelector('[data-role="clock-black"]');
+  // One move by White; the engine answers; White's clock runs again.
+  const b = await waitTurn(page);
+  await playMove(page, b.legal.find((m) => m.captures.length === 0) || b.legal[0]);
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2', null, { timeout: 30000 });
+  await page.waitForSelector('[data-role="clock-white"][data-running="true"]');
+  const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
+  assert.match(pdn, /\[TimeControl "180\+2"\]/);
+  assert.match(pdn, /\{\[%clk 0:0\d:\d\d\]\}/);
+  // The dialog remembers the clock for the next game.
+  await openNewGameDialog(page);
+  assert.equal(await page.inputValue('[data-field="clock-minutes"]'), '3');
+  await page.click('[data-dialog="new-game"] [data-action="close"]');
+  await closePage(page);
+});

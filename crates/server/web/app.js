@@ -1370,6 +1370,8 @@ function openNewGame() {
   col.checked = true;
   $('[data-field="engine-time"]').value = st.time;
   $('[data-field="engine-level"]').value = String(st.level || 8);
+  $('[data-field="clock-minutes"]').value = String(st.clock?.minutes || 0);
+  $('[data-field="clock-increment"]').value = String(st.clock?.increment || 0);
   syncNewGameForm();
   openDialog('new-game');
   pickVariant(S.pick);
@@ -1378,7 +1380,7 @@ function openNewGame() {
 }
 
 async function startGame(opts) {
-  const { variant, opponent, color, time, fen, level } = opts;
+  const { variant, opponent, color, time, fen, level, clock } = opts;
   let white = 'human';
   let black = 'human';
   let side = color;
@@ -1389,7 +1391,10 @@ async function startGame(opts) {
   }
   const t = Math.min(Math.max(Number(time) || 1, 0.01), 10);
   const lv = Math.min(Math.max(Math.round(Number(level)) || 8, 1), 8);
-  const state = await api('POST', '/api/games', { variant, fen: fen || null, white, black, engine_time: t, level: lv });
+  const body = { variant, fen: fen || null, white, black, engine_time: t, level: lv };
+  // A clock for people and engine alike (the engine then thinks for a share of its time).
+  if (clock && clock.minutes > 0) body.clock = { minutes: clock.minutes, increment: clock.increment || 0 };
+  const state = await api('POST', '/api/games', body);
   await showVariant(state.variant);
   S.flipped = white === 'engine' && black === 'human';
   if (S.mode === 'editor') exitEditor(false);
@@ -1412,11 +1417,15 @@ async function startFromDialog() {
   const color = $('[data-color="black"]').checked ? 'black' : $('[data-color="random"]').checked ? 'random' : 'white';
   const time = parseFloat($('[data-field="engine-time"]').value) || 1;
   const level = Number($('[data-field="engine-level"]').value) || 8;
-  S.settings = { ...S.settings, variant, opponent, color, time, level };
+  const clock = {
+    minutes: Math.max(0, parseFloat($('[data-field="clock-minutes"]').value) || 0),
+    increment: Math.max(0, parseFloat($('[data-field="clock-increment"]').value) || 0),
+  };
+  S.settings = { ...S.settings, variant, opponent, color, time, level, clock };
   saveSettings();
   try {
     closeDialogs();
-    await startGame({ variant, opponent, color, time, level });
+    await startGame({ variant, opponent, color, time, level, clock });
   } catch (err) {
     toast(`Could not start the game: ${err.message}`);
   }
@@ -1429,7 +1438,8 @@ async function rematch() {
   const color = g.white === 'human' ? 'white' : 'black';
   const fen = g.start_fen !== S.detail?.start_fen ? g.start_fen : null;
   try {
-    await startGame({ variant: g.variant, opponent, color, time: g.engine_time, fen, level: g.level });
+    const clock = g.clock ? { minutes: g.clock.initial_ms / 60000, increment: g.clock.increment_ms / 1000 } : null;
+    await startGame({ variant: g.variant, opponent, color, time: g.engine_time, fen, level: g.level, clock });
   } catch (err) {
     toast(err.message);
   }

@@ -1107,6 +1107,9 @@ e2e('details: Turkish interface, board theme and coordinates, keyboard moves, sq
     await newGame(page, { variant: 'international', opponent: 'human' });
     let b = await waitTurn(page);
     assert.ok((await page.textContent('[data-role="status"]')).includes(tr['side.white']), 'the status names the side in Turkish');
+    // The friend panel and the review panel speak Turkish too.
+    assert.equal((await page.textContent('[data-action="friend-new"]')).trim(), tr['friend.new']);
+    assert.equal((await page.textContent('[data-action="review"]')).trim(), tr['review.button']);
     const numbers = await page.$$eval('#board .nums text', (els) => els.map((e) => Number(e.textContent)));
     assert.deepEqual(numbers.sort((x, y) => x - y), Array.from({ length: 50 }, (_, i) => i + 1));
     assert.ok(await page.evaluate(() => {

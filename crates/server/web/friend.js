@@ -10,8 +10,15 @@
 // running one), "invite-link", "draw-offer" (data-from), data-action="friend-new",
 // "friend-create", "resign", "draw-offer", "draw-accept", "draw-decline", "copy-invite".
 
+import { t, ready as i18nReady } from './i18n.js';
+
 const $ = (sel, root = document) => root.querySelector(sel);
 const D = () => window.damspel;
+
+/** Text for HTML (catalogue strings are text, not markup). */
+function esc(text) {
+  return String(text).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+}
 
 const style = document.createElement('style');
 style.textContent = `
@@ -27,7 +34,8 @@ style.textContent = `
 `;
 document.head.appendChild(style);
 
-const F = { tick: null, invites: new Map() };
+// `ready`: the catalogues are in (before, t() would give keys).
+const F = { tick: null, invites: new Map(), ready: false };
 
 function inviteOf(id) {
   try {
@@ -87,6 +95,7 @@ function renderClocks() {
 }
 
 function render() {
+  if (!F.ready) return;
   const g = D()?.game();
   const p = panel();
   const held = g ? Object.keys(D().seats(g.id) || {}).filter((k) => k === 'white' || k === 'black') : [];
@@ -96,27 +105,27 @@ function render() {
   }
   const link = g && g.invite_open && inviteOf(g.id);
   if (link) {
-    parts.push(`<div class="invite"><div class="muted">Send this link to your friend (it gives the other seat, once):</div>
-      <div class="row"><input readonly data-role="invite-link" value="${link.replace(/"/g, '&quot;')}"><button type="button" class="btn" data-action="copy-invite">Copy</button></div></div>`);
+    parts.push(`<div class="invite"><div class="muted">${esc(t('friend.send_link'))}</div>
+      <div class="row"><input readonly data-role="invite-link" value="${link.replace(/"/g, '&quot;')}"><button type="button" class="btn" data-action="copy-invite">${esc(t('friend.copy'))}</button></div></div>`);
   } else if (g && g.invite_open === false && g.white === 'human' && g.black === 'human' && held.length === 1 && inviteOf(g.id)) {
-    parts.push('<div class="muted" data-role="friend-joined">Your friend has joined.</div>');
+    parts.push(`<div class="muted" data-role="friend-joined">${esc(t('friend.joined'))}</div>`);
   }
   if (g && !g.outcome && held.length) {
     const mine = held.length === 2 ? g.side_to_move : held[0];
     const offer = g.draw_offer;
-    const row = ['<button type="button" class="btn" data-action="resign">Resign</button>'];
+    const row = [`<button type="button" class="btn" data-action="resign">${esc(t('friend.resign'))}</button>`];
     if (offer && offer !== mine) {
-      row.push(`<span data-role="draw-offer" data-from="${offer}">${offer === 'white' ? 'White' : 'Black'} offers a draw</span>`);
-      row.push('<button type="button" class="btn primary" data-action="draw-accept">Accept</button>');
-      row.push('<button type="button" class="btn" data-action="draw-decline">Decline</button>');
+      row.push(`<span data-role="draw-offer" data-from="${offer}">${esc(t(offer === 'white' ? 'friend.offers_white' : 'friend.offers_black'))}</span>`);
+      row.push(`<button type="button" class="btn primary" data-action="draw-accept">${esc(t('friend.accept'))}</button>`);
+      row.push(`<button type="button" class="btn" data-action="draw-decline">${esc(t('friend.decline'))}</button>`);
     } else if (offer) {
-      row.push(`<span class="muted" data-role="draw-offer" data-from="${offer}">Draw offered</span>`);
+      row.push(`<span class="muted" data-role="draw-offer" data-from="${offer}">${esc(t('friend.offered'))}</span>`);
     } else if (g.white === 'human' && g.black === 'human') {
-      row.push('<button type="button" class="btn" data-action="draw-offer">Offer draw</button>');
+      row.push(`<button type="button" class="btn" data-action="draw-offer">${esc(t('friend.offer'))}</button>`);
     }
     parts.push(`<div class="row">${row.join('')}</div>`);
   }
-  parts.push('<div class="row"><button type="button" class="btn" data-action="friend-new">Play a friend · clock</button></div>');
+  parts.push(`<div class="row"><button type="button" class="btn" data-action="friend-new">${esc(t('friend.new'))}</button></div>`);
   p.innerHTML = parts.join('');
   renderClocks();
   clearInterval(F.tick);
@@ -148,7 +157,7 @@ function onClick(e) {
   if (!b) return;
   switch (b.getAttribute('data-action')) {
     case 'resign':
-      if (window.confirm('Resign this game?')) act('resign', {});
+      if (window.confirm(t('friend.confirm_resign'))) act('resign', {});
       break;
     case 'draw-offer':
       act('draw', { action: 'offer' });
@@ -178,12 +187,12 @@ function openDialog() {
     d = document.createElement('dialog');
     d.className = 'friend-dialog card';
     d.innerHTML = `<form method="dialog">
-      <b>Play with a clock</b>
-      <label>Opponent <select data-field="friend-opponent"><option value="friend">A friend (a link for the other seat)</option><option value="engine">The engine</option></select></label>
-      <label>Your side <select data-field="friend-seat"><option value="white">White</option><option value="black">Black</option></select></label>
-      <label>Minutes each (0: no clock) <input type="number" min="0" max="180" step="any" value="5" data-field="friend-minutes"></label>
-      <label>Increment, seconds <input type="number" min="0" max="600" step="any" value="3" data-field="friend-increment"></label>
-      <div class="row"><button type="button" class="btn primary" data-action="friend-create">Start</button><button class="btn" value="cancel">Cancel</button></div>
+      <b>${esc(t('friend.title'))}</b>
+      <label>${esc(t('friend.opponent'))} <select data-field="friend-opponent"><option value="friend">${esc(t('friend.opp_friend'))}</option><option value="engine">${esc(t('friend.opp_engine'))}</option></select></label>
+      <label>${esc(t('friend.side'))} <select data-field="friend-seat"><option value="white">${esc(t('side.white'))}</option><option value="black">${esc(t('side.black'))}</option></select></label>
+      <label>${esc(t('friend.minutes'))} <input type="number" min="0" max="180" step="any" value="5" data-field="friend-minutes"></label>
+      <label>${esc(t('friend.increment'))} <input type="number" min="0" max="600" step="any" value="3" data-field="friend-increment"></label>
+      <div class="row"><button type="button" class="btn primary" data-action="friend-create">${esc(t('friend.start'))}</button><button class="btn" value="cancel">${esc(t('friend.cancel'))}</button></div>
     </form>`;
     document.body.appendChild(d);
     d.querySelector('[data-action="friend-create"]').addEventListener('click', () => create(d));
@@ -206,7 +215,7 @@ async function create(d) {
     d.close();
     await D().show(state);
   } catch (err) {
-    toast(`Could not create the game: ${err.message}`);
+    toast(t('friend.create_failed', { error: err.message }));
   }
 }
 
@@ -220,7 +229,7 @@ async function joinFromLink() {
   try {
     state = await D().api('POST', `/api/games/${id}/join`, { invite: token });
   } catch (err) {
-    toast(err.status === 409 || err.status === 403 ? `${err.message}` : `Could not join: ${err.message}`);
+    toast(err.status === 409 || err.status === 403 ? `${err.message}` : t('friend.join_failed', { error: err.message }));
     try {
       state = await D().api('GET', `/api/games/${id}`);
     } catch {
@@ -231,6 +240,14 @@ async function joinFromLink() {
 }
 
 document.addEventListener('damspel:game', render);
-render();
+i18nReady.finally(() => {
+  F.ready = true;
+  render();
+});
 window.addEventListener('hashchange', joinFromLink);
+// Another language: the panel is drawn again, the dialog made again when next opened.
+document.addEventListener('damspel:lang', () => {
+  $('dialog.friend-dialog')?.remove();
+  render();
+});
 joinFromLink();

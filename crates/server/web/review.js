@@ -68,8 +68,8 @@ function svg(tag, attrs = {}) {
 function evalText(e) {
   if (!e) return '–';
   if (e.winner) {
-    const who = e.winner === 'white' ? 'White' : 'Black';
-    return e.mate ? `${who} wins in ${e.mate}` : `${who} has won`;
+    const side = t(e.winner === 'white' ? 'side.white' : 'side.black');
+    return e.mate ? t('review.wins_in', { side, n: e.mate }) : t('review.has_won', { side });
   }
   const m = Number(e.men ?? 0);
   return `${m > 0 ? '+' : ''}${m.toFixed(2)}`;
@@ -165,14 +165,14 @@ async function load() {
     const r = await window.damspel.api('GET', `/api/games/${encodeURIComponent(game.id)}/review`);
     if (R.gameId !== game.id) return;
     if (r.status === 'running') {
-      status('running', 'Reviewing…');
+      status('running', t('review.running'));
       progress(r.done, r.total);
       openEvents(game.id);
     } else if (r.status === 'done') {
       show(r.review, r.stale);
     }
   } catch (err) {
-    if (err.status !== 404) status('failed', `Could not read the review: ${err.message}`);
+    if (err.status !== 404) status('failed', t('review.read_failed', { error: err.message }));
   }
 }
 
@@ -184,7 +184,7 @@ async function start() {
   openEvents(game.id);
   try {
     const r = await window.damspel.api('POST', `/api/games/${encodeURIComponent(game.id)}/review`, { time: TIME });
-    if (panel.dataset.status === 'idle') status('queued', 'Waiting for the engine…');
+    if (panel.dataset.status === 'idle') status('queued', t('review.waiting'));
     progress(0, r.total);
   } catch (err) {
     closeEvents();
@@ -227,10 +227,10 @@ function closeEvents() {
 
 async function onProgress(id, d) {
   if (d.status === 'queued') {
-    status('queued', 'Waiting for the engine…');
+    status('queued', t('review.waiting'));
     progress(0, d.total);
   } else if (d.status === 'running') {
-    status('running', `Reviewing… ${d.done || 0} of ${d.total} positions`);
+    status('running', t('review.progress', { done: d.done || 0, total: d.total }));
     progress(d.done || 0, d.total);
     if (d.eval && d.done) R.evals[d.done - 1] = d.eval;
     if (d.ply) R.plies[d.ply.ply - 1] = d.ply;
@@ -246,10 +246,10 @@ async function onProgress(id, d) {
     }
   } else if (d.status === 'cancelled') {
     closeEvents();
-    status('cancelled', 'The review was stopped.');
+    status('cancelled', t('review.stopped'));
   } else if (d.status === 'failed') {
     closeEvents();
-    status('failed', `The review failed: ${d.error}`);
+    status('failed', t('review.failed', { error: d.error }));
   }
 }
 
@@ -260,7 +260,7 @@ function show(review, stale) {
   R.evals = review.evals.slice();
   R.plies = review.plies.slice();
   progress(R.evals.length, R.evals.length);
-  status('done', stale ? 'Reviewed before the last moves were played: review again to include them.' : 'Reviewed.');
+  status('done', stale ? t('review.stale') : t('review.done'));
   drawGraph();
   drawAccuracy(review.players);
   drawMarks();
@@ -302,15 +302,15 @@ function drawAccuracy(players) {
   const box = $('[data-role="review-accuracy"]', panel);
   const game = currentGame() || {};
   const tag = (name) => {
-    const t = (game.tags || []).find(([k]) => k.toLowerCase() === name.toLowerCase());
-    return t && t[1] && t[1] !== '?' ? ` (${t[1]})` : '';
+    const found = (game.tags || []).find(([k]) => k.toLowerCase() === name.toLowerCase());
+    return found && found[1] && found[1] !== '?' ? ` (${found[1]})` : '';
   };
   box.replaceChildren(
-    ...['', 'Accuracy', '?!', '?', '??'].map((h) => el('span', { class: 'h' }, h)),
+    ...['', t('review.accuracy'), '?!', '?', '??'].map((h) => el('span', { class: 'h' }, h)),
   );
   for (const side of ['white', 'black']) {
     const p = players[side];
-    const name = `${side === 'white' ? 'White' : 'Black'}${tag(side)}`;
+    const name = `${t(side === 'white' ? 'side.white' : 'side.black')}${tag(side)}`;
     box.append(
       el('span', {}, name),
       el('span', { 'data-accuracy': side }, p.accuracy === null || p.accuracy === undefined ? '–' : `${p.accuracy.toFixed(1)}%`),
@@ -325,7 +325,7 @@ function drawMarks() {
   const list = $('[data-role="review-marks"]', panel);
   const marked = R.plies.filter((p) => p && p.mark);
   if (!marked.length) {
-    list.replaceChildren(el('li', { class: 'muted' }, 'No move lost much: nothing marked.'));
+    list.replaceChildren(el('li', { class: 'muted' }, t('review.nothing_marked')));
     return;
   }
   list.replaceChildren(

@@ -273,6 +273,9 @@ enum Command {
         #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
         idle_timeout: usize,
     },
+    /// Temporary until `damspel atlas report` is wired: the atlas database as an HTML report.
+    #[command(name = "atlas-report", hide = true)]
+    AtlasReport(commands::atlas_report::ReportArgs),
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies: 1 to 64.
@@ -491,6 +494,7 @@ fn main() -> ExitCode {
         Command::Pdn { action } => commands::pdn::run(&catalogue, action),
         Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
+        Command::AtlasReport(args) => commands::atlas_report::run(&args),
         Command::PerftTable {
             depth,
             threads,

@@ -59,8 +59,8 @@ const DRAW_REASONS: [&str; 7] = [
     "ply-cap",
 ];
 
-/// The hand-made atlas: variant `alpha` at `nodes=100`, 10 pairs (20 games). Game k (= 2·pair
-/// + game) has 20 + k plies. Plies 0-3 are the opening (eval NULL). Legal moves: 8 in pairs
+/// The hand-made atlas: variant `alpha` at `nodes=100`, 10 pairs (20 games). Game k, that is
+/// 2·pair plus game, has 20 + k plies. Plies 0-3 are the opening (eval NULL). Legal moves: 8 in pairs
 /// 0-4, 12 in pairs 5-9. Ply 3 of every game captures one piece; ply 5 of game 0 captures four.
 /// Games of pairs 8 and 9 promote at ply 15. Evaluations: the winner's side by 300 at every
 /// engine ply of a decided game, except game 0 (second won) where the first player is ahead by

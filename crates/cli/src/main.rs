@@ -61,6 +61,10 @@ enum Command {
         /// Minutes a game stays in memory unused, 1 to 1440 (it stays in the database).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
         idle_minutes: u64,
+        /// A variant atlas database (written by `damspel atlas run`) to show at /atlas, opened
+        /// read-only.
+        #[arg(long, value_name = "PATH")]
+        atlas_db: Option<PathBuf>,
     },
     /// List the variants: id, name, family and board.
     Variants {
@@ -339,6 +343,7 @@ fn main() -> ExitCode {
             token,
             max_connections,
             idle_minutes,
+            atlas_db,
         } => commands::serve::run(
             catalogue,
             commands::serve::Options {
@@ -350,6 +355,7 @@ fn main() -> ExitCode {
                 token,
                 max_connections: usize::from(max_connections),
                 idle_minutes,
+                atlas_db,
             },
         ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),

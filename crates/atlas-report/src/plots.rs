@@ -63,7 +63,7 @@ pub fn forest(
 ) -> Result<String, Error> {
     let err = plot_err(title);
     let n = rows.len().max(1);
-    let height = 70 + 20 * n as u32;
+    let height = 90 + 24 * n as u32;
     let (x0, x1) = span(
         rows.iter()
             .filter_map(|(_, i)| *i)

@@ -191,7 +191,7 @@ const METRICS: &[Metric] = &[
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right}\
 th:first-child,td:first-child{text-align:left}thead th{background:#f0f0f0}img{max-width:100%;display:block;margin:.5em 0}\
-.small{color:#666;font-size:.85em}nav a{margin-right:1em}";
+.small{color:#666;font-size:.85em}nav a{margin-right:1em}.wide{overflow-x:auto}";
 
 pub fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -277,7 +277,7 @@ pub fn render(atlas: &Atlas) -> Result<Report, Error> {
 
     // The table of every metric, variants as rows.
     body.push_str(
-        "<table data-role=\"atlas-metrics\"><thead><tr><th>variant (budget)</th><th>games</th>",
+        "<div class=\"wide\"><table data-role=\"atlas-metrics\"><thead><tr><th>variant (budget)</th><th>games</th>",
     );
     for m in METRICS {
         let _ = write!(
@@ -301,7 +301,7 @@ pub fn render(atlas: &Atlas) -> Result<Report, Error> {
         }
         body.push_str("</tr>\n");
     }
-    body.push_str("</tbody></table>\n");
+    body.push_str("</tbody></table></div>\n");
 
     for m in METRICS {
         let rows: Vec<(String, Option<Interval>)> = atlas

@@ -122,7 +122,9 @@ pub fn piece_values(samples: &[FitSample]) -> Option<PieceValues> {
     let bread = inverse(&info)?;
     let cov = mul(&mul(&bread, &meat), &bread);
     let (m, k) = (beta[1], beta[2]);
-    let king_in_men = (m > 0.0).then(|| {
+    // A ratio's interval is bounded only when its denominator is clearly away from 0 (Fieller):
+    // without a man's worth measured, a king's worth in men is not either.
+    let king_in_men = (m > Z95 * cov[1][1].max(0.0).sqrt()).then(|| {
         let ratio = k / m;
         // Gradient of k/m with respect to (a, m, k).
         let g = [0.0, -k / (m * m), 1.0 / m];

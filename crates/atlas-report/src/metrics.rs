@@ -21,6 +21,9 @@ pub const DECIDED_EVAL: i32 = 200;
 pub const BUCKET: u32 = 10;
 /// Buckets kept: plies beyond `BUCKET * MAX_BUCKETS` fall into the last one.
 pub const MAX_BUCKETS: usize = 30;
+/// A course shows a bucket only with this many plies in it (about five games' worth): the
+/// few long games alone would draw noise.
+pub const MIN_BUCKET_PLIES: u64 = 5 * BUCKET as u64;
 /// A piece-value sample is taken every this many plies of the engine's moves.
 pub const FIT_EVERY: u32 = 4;
 /// The piece-value fit keeps at most this many samples per variant (memory bound).
@@ -287,7 +290,7 @@ impl Course {
 
     fn points(&self) -> Vec<CoursePoint> {
         (0..self.n.len())
-            .filter(|&b| self.n[b] > 0)
+            .filter(|&b| self.n[b] >= MIN_BUCKET_PLIES)
             .map(|b| {
                 let n = self.n[b] as f64;
                 let mean = self.sum[b] / n;

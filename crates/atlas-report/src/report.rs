@@ -188,6 +188,9 @@ const METRICS: &[Metric] = &[
     },
 ];
 
+/// Variants drawn together in one course plot on the index.
+const COURSES_PER_PLOT: usize = 8;
+
 const STYLE: &str = "body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:.9em}th,td{border:1px solid #ccc;padding:.25em .5em;text-align:right}\
 th:first-child,td:first-child{text-align:left}thead th{background:#f0f0f0}img{max-width:100%;display:block;margin:.5em 0}\
@@ -322,36 +325,41 @@ pub fn render(atlas: &Atlas) -> Result<Report, Error> {
         );
     }
 
-    let together = |f: fn(&VariantMetrics) -> &[crate::metrics::CoursePoint]| {
-        atlas
-            .variants
-            .iter()
-            .map(|v| (label(v), f(v)))
-            .collect::<Vec<_>>()
-    };
-    files.insert(
-        "course-branching.svg".into(),
-        plots::courses(
+    // The courses of all variants, eight to a plot (more lines cannot be told apart).
+    body.push_str("<h2 id=\"courses\">Over the game</h2>\n");
+    type Course = fn(&VariantMetrics) -> &[crate::metrics::CoursePoint];
+    let courses: [(&str, &str, &str, Course); 2] = [
+        (
+            "branching",
             "Branching factor over the game",
             "legal moves",
-            &together(|v| &v.branching_course),
-            false,
-        )?,
-    );
-    files.insert(
-        "course-abs-eval.svg".into(),
-        plots::courses(
+            |v| &v.branching_course,
+        ),
+        (
+            "abs-eval",
             "Mean |evaluation| over the game",
             "centi-men",
-            &together(|v| &v.abs_eval_course),
-            false,
-        )?,
-    );
-    body.push_str(
-        "<h2 id=\"courses\">Over the game</h2>\
-         <img data-role=\"atlas-plot\" src=\"course-branching.svg\" alt=\"branching factor by ply\">\
-         <img data-role=\"atlas-plot\" src=\"course-abs-eval.svg\" alt=\"mean absolute evaluation by ply\">\n",
-    );
+            |v| &v.abs_eval_course,
+        ),
+    ];
+    for (name, title, unit, get) in courses {
+        let groups: Vec<&[VariantMetrics]> = atlas.variants.chunks(COURSES_PER_PLOT).collect();
+        for (g, group) in groups.iter().enumerate() {
+            let series: Vec<_> = group.iter().map(|v| (label(v), get(v))).collect();
+            let file = format!("course-{name}-{}.svg", g + 1);
+            let title = if groups.len() > 1 {
+                format!("{title} ({}/{})", g + 1, groups.len())
+            } else {
+                title.to_string()
+            };
+            files.insert(file.clone(), plots::courses(&title, unit, &series, false)?);
+            let _ = writeln!(
+                body,
+                "<img data-role=\"atlas-plot\" src=\"{file}\" alt=\"{}\">",
+                escape(&title)
+            );
+        }
+    }
     files.insert("index.html".into(), page("Damspel variant atlas", &body));
 
     for (v, s) in atlas.variants.iter().zip(&slugs) {

@@ -308,33 +308,37 @@ fn lead_changes_by_hand() {
 #[test]
 fn kings_worth_from_a_saturated_fit() {
     // Three cells and three coefficients: the fit reproduces each cell's mean score.
-    // Level material: 1 win, 1 loss -> σ(a) = ½, a = 0. A man up: 3 wins, 1 loss -> σ(m) = ¾,
-    // m = ln 3. A king up: 9 wins, 1 loss -> σ(k) = 0.9, k = ln 9. A king is worth ln 9 / ln 3
-    // = 2 men.
-    let mut samples = Vec::new();
-    let mut game = 0;
-    let mut add = |men: i32, kings: i32, wins: usize, losses: usize| {
-        for i in 0..wins + losses {
-            samples.push(FitSample {
-                game,
-                men,
-                kings,
-                score: if i < wins { 1.0 } else { 0.0 },
-            });
-            game += 1;
+    // Level material: as many wins as losses -> σ(a) = ½, a = 0. A man up: 3 wins to 1 loss ->
+    // σ(m) = ¾, m = ln 3. A king up: 9 wins to 1 loss -> σ(k) = 0.9, k = ln 9. A king is worth
+    // ln 9 / ln 3 = 2 men. Every sample is a game of its own.
+    fn samples(scale: usize) -> Vec<FitSample> {
+        let mut out = Vec::new();
+        for (men, kings, wins, losses) in [(0, 0, 1, 1), (1, 0, 3, 1), (0, 1, 9, 1)] {
+            for i in 0..(wins + losses) * scale {
+                out.push(FitSample {
+                    game: out.len() as u32,
+                    men,
+                    kings,
+                    score: if i < wins * scale { 1.0 } else { 0.0 },
+                });
+            }
         }
-    };
-    add(0, 0, 1, 1);
-    add(1, 0, 3, 1);
-    add(0, 1, 9, 1);
-    let p = piece_values(&samples).unwrap();
+        out
+    }
+    let p = piece_values(&samples(100)).unwrap();
     close(p.man, 3f64.ln(), "man coefficient");
     close(p.king, 9f64.ln(), "king coefficient");
     let k = p.king_in_men.unwrap();
     close(k.value, 2.0, "a king in men");
     assert!(k.low < 2.0 && k.high > 2.0 && k.low.is_finite() && k.high.is_finite());
+    // The same proportions from 16 games: the same coefficients, but a man's worth is not
+    // clearly above 0 (its standard error is well above ln 3 / 1.96 = 0.56), so a king's worth in
+    // men has no bounded interval (Fieller) and none is given.
+    let p = piece_values(&samples(1)).unwrap();
+    close(p.man, 3f64.ln(), "man coefficient (16 games)");
+    assert!(p.king_in_men.is_none(), "{:?}", p.king_in_men);
     // No king ever on the board: no king value.
-    let none: Vec<FitSample> = samples.iter().filter(|s| s.kings == 0).copied().collect();
+    let none: Vec<FitSample> = samples(100).into_iter().filter(|s| s.kings == 0).collect();
     assert!(piece_values(&none).is_none_or(|p| p.king_in_men.is_none()));
 }
 

@@ -144,6 +144,8 @@ pub fn bars(title: &str, x_desc: &str, bins: &[(f64, f64, u64)]) -> Result<Strin
             .axis_desc_style(("sans-serif", 13))
             .x_label_formatter(&|x| tidy(*x))
             .y_label_formatter(&|y| tidy(*y))
+            // Whole counts: no more labels than counts up to the top.
+            .y_labels((top as usize + 1).clamp(2, 10))
             .x_desc(x_desc)
             .y_desc("count")
             .disable_x_mesh()

@@ -1221,3 +1221,54 @@ e2e('a clock from the New game dialog: against the engine, shown, running, kept 
   await page.click('[data-dialog="new-game"] [data-action="close"]');
   await closePage(page);
 });
+
+// ---------- The variant atlas (issue 14): /atlas on a server given a small fixture atlas ----------
+// crates/server/tests/e2e.rs starts the server with `--atlas-db` on the database of
+// damspel_atlas_report::fixture (international and turkish, 8 pairs each).
+
+e2e('atlas: /atlas shows the metric table and the plots, and a variant page', async () => {
+  const page = await ctx.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // A failed load is caught by its response (the browser's own /favicon.ico 404 is no error).
+  page.on('console', (m) => { if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) errors.push(`console: ${m.text()}`); });
+  page.on('response', (r) => { if (r.url().includes('/atlas') && r.status() >= 400) errors.push(`${r.status()} ${r.url()}`); });
+  const allLoaded = () => [...document.querySelectorAll('img[data-role="atlas-plot"]')].every((i) => i.complete);
+  const plots = () => page.$$eval('img[data-role="atlas-plot"]', (imgs) =>
+    imgs.map((i) => ({ src: i.getAttribute('src'), width: i.naturalWidth, height: i.naturalHeight })));
+
+  const response = await page.goto(`${BASE}/atlas`);
+  assert.equal(response.status(), 200, '/atlas answers (a server started with --atlas-db)');
+  assert.ok(page.url().endsWith('/atlas/'), `redirected below /atlas/: ${page.url()}`);
+  await page.waitForSelector('table[data-role="atlas-metrics"]');
+  const rows = await page.$$eval('table[data-role="atlas-metrics"] tbody tr', (trs) => trs.map((tr) => ({
+    variant: tr.dataset.variant,
+    cells: [...tr.querySelectorAll('td')].map((td) => td.textContent.trim()),
+  })));
+  assert.deepEqual(rows.map((r) => r.variant), ['international', 'turkish']);
+  for (const r of rows) {
+    assert.equal(r.cells[1], '16', `${r.variant}: 16 games`);
+    assert.match(r.cells[2], /^0\.\d{3} \[0\.\d{3}, [01]\.\d{3}\]$/, `${r.variant}: first-player score with its interval`);
+  }
+  await page.waitForFunction(allLoaded);
+  const shown = await plots();
+  assert.ok(shown.length >= 20, `the index shows the plots (${shown.length})`);
+  for (const p of shown) assert.ok(p.width > 0 && p.height > 0, `plot ${p.src} is drawn`);
+  const svg = await (await fetch(`${BASE}/atlas/metric-first-score.svg`)).text();
+  assert.ok(svg.startsWith('<svg') && svg.includes('First player'), 'the plot is an SVG with its title');
+  await shot(page, 'atlas-index.png', { fullPage: true });
+
+  await page.click('table[data-role="atlas-metrics"] tr[data-variant="turkish"] a');
+  await page.waitForSelector('table[data-role="atlas-variant-metrics"]');
+  assert.ok((await page.textContent('h1')).includes('turkish'));
+  await page.waitForFunction(allLoaded);
+  const own = await plots();
+  assert.ok(own.some((p) => p.src.startsWith('length-')), 'the variant page has its length histogram');
+  for (const p of own) assert.ok(p.width > 0, `plot ${p.src} is drawn`);
+  await shot(page, 'atlas-turkish.png', { fullPage: true });
+
+  const missing = await fetch(`${BASE}/atlas/no-such-plot.svg`);
+  assert.equal(missing.status, 404);
+  await page.close();
+  assert.deepEqual(errors, [], 'the atlas pages logged errors');
+});

@@ -61,6 +61,10 @@ enum Command {
         /// Minutes a game stays in memory unused, 1 to 1440 (it stays in the database).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
         idle_minutes: u64,
+        /// A variant atlas database (written by `damspel atlas run`) to show at /atlas, opened
+        /// read-only.
+        #[arg(long, value_name = "PATH")]
+        atlas_db: Option<PathBuf>,
     },
     /// List the variants: id, name, family and board.
     Variants {
@@ -273,6 +277,9 @@ enum Command {
         #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
         idle_timeout: usize,
     },
+    /// Temporary until `damspel atlas report` is wired: the atlas database as an HTML report.
+    #[command(name = "atlas-report", hide = true)]
+    AtlasReport(commands::atlas_report::ReportArgs),
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies: 1 to 64.
@@ -336,6 +343,7 @@ fn main() -> ExitCode {
             token,
             max_connections,
             idle_minutes,
+            atlas_db,
         } => commands::serve::run(
             catalogue,
             commands::serve::Options {
@@ -347,6 +355,7 @@ fn main() -> ExitCode {
                 token,
                 max_connections: usize::from(max_connections),
                 idle_minutes,
+                atlas_db,
             },
         ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),
@@ -491,6 +500,7 @@ fn main() -> ExitCode {
         Command::Pdn { action } => commands::pdn::run(&catalogue, action),
         Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
+        Command::AtlasReport(args) => commands::atlas_report::run(&args),
         Command::PerftTable {
             depth,
             threads,

@@ -3,6 +3,7 @@
 //! games kept in SQLite so that a reload or a restart resumes them.
 
 mod api;
+mod atlas;
 mod error;
 mod friend;
 mod games;
@@ -51,6 +52,8 @@ pub struct Config {
     pub token: Option<String>,
     /// How long a database write waits for a lock held by another process.
     pub busy_timeout: Duration,
+    /// The variant atlas's database shown at /atlas (`--atlas-db`), opened read-only.
+    pub atlas_db: Option<PathBuf>,
 }
 
 impl Config {
@@ -63,6 +66,7 @@ impl Config {
             allow_hosts: Vec::new(),
             token: None,
             busy_timeout: BUSY_TIMEOUT,
+            atlas_db: None,
         }
     }
 }
@@ -76,7 +80,12 @@ pub struct Bound {
 }
 
 /// The application: every route over a shared state.
-pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transport) -> Router {
+pub fn router(
+    state: Arc<AppState>,
+    guard: Arc<guard::Guard>,
+    transport: &Transport,
+    atlas: Arc<atlas::Atlas>,
+) -> Router {
     Router::new()
         .route("/", get(web::index))
         .route("/app.js", get(web::script))
@@ -113,6 +122,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
         )
         .route("/api/positions/check", post(api::check_position))
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
+        .merge(atlas::routes(atlas))
         .method_not_allowed_fallback(api::method_not_allowed)
         .fallback(api::no_such_page)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -153,7 +163,8 @@ impl Server {
             &config.allow_hosts,
             token.as_deref(),
         ));
-        let app = router(state.clone(), guard, &config.transport);
+        let atlas = Arc::new(atlas::Atlas::new(config.atlas_db));
+        let app = router(state.clone(), guard, &config.transport, atlas);
         Ok(Server {
             listener,
             state,

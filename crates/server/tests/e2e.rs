@@ -2,7 +2,8 @@
 //! runs `e2e/run.mjs` (Playwright driving the system's Chromium) against it. The script plays
 //! whole games by clicks in Turkish, International and Dameo against the engine, reloads in the
 //! middle of them, chooses capture routes on the board, uses the editor, import and export, and
-//! takes a screenshot of every variant's start position into target/e2e-screenshots/.
+//! takes a screenshot of every variant's start position into target/e2e-screenshots/. The
+//! server also shows a small fixture atlas at /atlas (damspel_atlas_report::fixture).
 //!
 //! Runs only with `DAMSPEL_E2E=1` (it needs /usr/bin/chromium, or CHROMIUM, and `npm ci` done in
 //! e2e/); otherwise it prints a notice and passes. The server runs in this process through the
@@ -62,9 +63,19 @@ fn fresh_db() -> PathBuf {
     db
 }
 
+/// The small made-up atlas that /atlas shows in the browser test, beside the games database.
+fn fixture_atlas(db: &Path) -> PathBuf {
+    let atlas = db.with_file_name("atlas.db");
+    let _ = std::fs::remove_file(&atlas);
+    damspel_atlas_report::fixture::write(&atlas).expect("the fixture atlas database");
+    atlas
+}
+
 fn start_in_process(db: PathBuf) -> (String, Server) {
     let (addr_tx, addr_rx) = mpsc::channel::<SocketAddr>();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let mut config = damspel_server::Config::new("127.0.0.1:0".parse().unwrap(), db.clone());
+    config.atlas_db = Some(fixture_atlas(&db));
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -73,7 +84,7 @@ fn start_in_process(db: PathBuf) -> (String, Server) {
         runtime
             .block_on(damspel_server::serve_until(
                 Catalogue::builtin(),
-                damspel_server::Config::new("127.0.0.1:0".parse().unwrap(), db),
+                config,
                 move |bound| {
                     let _ = addr_tx.send(bound.addr);
                 },
@@ -103,6 +114,8 @@ fn start_binary(bin: &str, db: PathBuf) -> (String, Server) {
     let child = Command::new(bin)
         .args(["serve", "--port", &port.to_string(), "--db"])
         .arg(&db)
+        .arg("--atlas-db")
+        .arg(fixture_atlas(&db))
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
     let server = Server::Binary(child);

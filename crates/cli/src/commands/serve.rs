@@ -18,6 +18,7 @@ pub struct Options {
     pub token: Option<String>,
     pub max_connections: usize,
     pub idle_minutes: u64,
+    pub atlas_db: Option<PathBuf>,
 }
 
 /// The address to bind: an IP address, or a name such as `localhost` resolved here (its first
@@ -61,6 +62,11 @@ pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
         .allow_hosts
         .extend(options.allow_hosts.iter().cloned());
     config.token = options.token.clone();
+    if let Some(path) = &options.atlas_db {
+        // A wrong path is said at once, not on the first visit to /atlas.
+        damspel_atlas_report::metrics::open(path).map_err(|e| anyhow!("--atlas-db: {e}"))?;
+    }
+    config.atlas_db = options.atlas_db.clone();
     let db = options.db.clone();
     damspel_server::run(catalogue, config, |bound| {
         let addr = bound.addr;
@@ -102,6 +108,9 @@ pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
                 "From another machine, open http://<this machine's address>:{}/{query}",
                 addr.port()
             );
+        }
+        if options.atlas_db.is_some() {
+            println!("The variant atlas is at http://{open}/atlas/{query}");
         }
         println!("Open that address in a browser; stop with Ctrl-C.");
     })

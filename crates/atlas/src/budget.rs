@@ -87,9 +87,11 @@ impl FromStr for Budget {
         let budget = match kind {
             "nodes" => Budget::Nodes(value.parse().map_err(|_| fail("not a whole number"))?),
             "time" => Budget::Time(value.parse().map_err(|_| fail("not a number"))?),
-            "level" => Budget::Level(value.parse().map_err(|e: damspel_engine::LevelError| {
-                fail(&e.to_string())
-            })?),
+            "level" => Budget::Level(
+                value
+                    .parse()
+                    .map_err(|e: damspel_engine::LevelError| fail(&e.to_string()))?,
+            ),
             _ => return Err(fail("expected nodes=N, time=S or level=L")),
         };
         budget.check()

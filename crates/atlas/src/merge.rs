@@ -37,7 +37,8 @@ pub struct MergeSummary {
 
 // Columns compared, per table (every column: a row with the same key must be identical).
 const RUN_COLS: &str = "variant, budget, seed, opening_plies";
-const GAME_COLS: &str = "variant, budget, pair, game, opening, opening_fen, result, reason, plies, pdn";
+const GAME_COLS: &str =
+    "variant, budget, pair, game, opening, opening_fen, result, reason, plies, pdn";
 const PLY_COLS: &str = "variant, budget, pair, game, ply, mover, legal, captured, promotes, eval, men_first, kings_first, men_second, kings_second";
 
 /// (table, key columns, all columns)
@@ -54,8 +55,7 @@ pub fn merge(out: &Path, inputs: &[&Path]) -> Result<MergeSummary, MergeError> {
             return Err(MergeError::Missing(input.display().to_string()));
         }
         let same_as = |other: &Path| {
-            other.exists()
-                && std::fs::canonicalize(other).ok() == std::fs::canonicalize(input).ok()
+            other.exists() && std::fs::canonicalize(other).ok() == std::fs::canonicalize(input).ok()
         };
         if same_as(out) || inputs[..i].iter().any(|p| same_as(p)) {
             return Err(MergeError::SameFile(input.display().to_string()));
@@ -88,11 +88,9 @@ fn attach(conn: &Connection, input: &Path, name: &str) -> Result<(), MergeError>
     )
     .map_err(|e| sqlite(name, e))?;
     let schema: Option<String> = conn
-        .query_row(
-            "SELECT value FROM src.meta WHERE key = 'schema'",
-            [],
-            |r| r.get(0),
-        )
+        .query_row("SELECT value FROM src.meta WHERE key = 'schema'", [], |r| {
+            r.get(0)
+        })
         .optional()
         .unwrap_or(None);
     if schema.as_deref() != Some(SCHEMA_VERSION) {

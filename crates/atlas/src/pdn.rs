@@ -2,8 +2,8 @@
 //! evaluation after each of its moves as a `{%eval M}` comment (men, from the first player's
 //! view, as lichess writes `%eval` in pawns from White's).
 
-use damspel_notation::pdn::{game_type, write_result, GameResult};
 use damspel_notation::format_move;
+use damspel_notation::pdn::{game_type, write_result, GameResult};
 use damspel_rules::{Bits, Move, Position, Rules};
 
 /// Tags of a stored game beyond the moves.

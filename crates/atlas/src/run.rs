@@ -255,7 +255,10 @@ fn play_game<B: Bits>(
     let v = rules.variant();
     let variant_seed = seed::variant(config.seed, &v.id);
     let opening = openings::balanced(rules, variant_seed, task.pair, config.opening_plies);
-    let game_seed = mix(mix(variant_seed ^ GAME_SALT, task.pair), u64::from(task.game));
+    let game_seed = mix(
+        mix(variant_seed ^ GAME_SALT, task.pair),
+        u64::from(task.game),
+    );
     let played = play::play(rules, &opening.moves, config.budget, game_seed).map_err(|source| {
         RunError::Play {
             variant: v.id.clone(),
@@ -265,10 +268,7 @@ fn play_game<B: Bits>(
         }
     })?;
     let start = Position::start(rules);
-    let after = opening
-        .moves
-        .iter()
-        .fold(start, |pos, mv| pos.play(mv));
+    let after = opening.moves.iter().fold(start, |pos, mv| pos.play(mv));
     let evals: Vec<Option<i32>> = played.records.iter().map(|r| r.eval).collect();
     let player = format!("Damspel {budget}");
     let header = Header {

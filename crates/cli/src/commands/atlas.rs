@@ -89,7 +89,11 @@ pub fn run(catalogue: &Catalogue, action: Action) -> Result<()> {
         Action::Diff { a, b } => {
             let diffs = damspel_atlas::diff(&a, &b, 20)?;
             if diffs.is_empty() {
-                println!("{} and {} hold the same runs, games and plies", a.display(), b.display());
+                println!(
+                    "{} and {} hold the same runs, games and plies",
+                    a.display(),
+                    b.display()
+                );
                 Ok(())
             } else {
                 for d in &diffs {

@@ -475,3 +475,46 @@ fn a_match_takes_engine_levels() {
         );
     }
 }
+
+#[test]
+fn atlas_bad_input_is_one_line_with_a_failing_exit() {
+    let dir = std::env::temp_dir().join(format!("damspel-atlas-cli-{}", std::process::id()));
+    let db = dir.join("never.db");
+    let db = db.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["atlas", "run", "nosuch", "--games", "2", "--db", db],
+            "unknown variant `nosuch`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--shard", "9/8", "--db", db,
+            ],
+            "bad shard `9/8`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--shard", "x", "--db", db,
+            ],
+            "bad shard `x`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--level", "7", "--db", db,
+            ],
+            "'7'",
+        ),
+        (
+            vec!["atlas", "merge", db, "/nonexistent/shard.db"],
+            "no such file",
+        ),
+    ] {
+        let out = damspel(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = stderr(&out);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // Nothing was created for a run that was refused.
+    assert!(!dir.join("never.db").exists());
+}

@@ -8,6 +8,7 @@
 //! is the same on average for both colours, so it favours neither. At a level, the level's own
 //! seeded draw among near-best moves does the same, seeded per game and ply.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use damspel_engine::{Engine, Limits, Score, SearchResult, Silent};
@@ -55,6 +56,9 @@ pub struct Played<B: Bits> {
 pub enum PlayError {
     #[error("the engine returned no move at ply {0}")]
     NoMove(usize),
+    /// The run was stopped; the game is dropped (it is played again by the next run).
+    #[error("stopped")]
+    Stopped,
 }
 
 /// The node budget of the engine move at `ply`: within ±1/8 of `nodes`, drawn from `seed`.
@@ -63,12 +67,14 @@ pub fn nodes_for(nodes: u64, seed: u64, ply: usize) -> u64 {
     nodes - nodes / 8 + mix(seed, ply as u64) % (spread + 1)
 }
 
-/// Plays `opening` then the engines; `seed` is the game's own seed.
+/// Plays `opening` then the engines; `seed` is the game's own seed. `stop` is looked at before
+/// every engine move (a search is bounded by its budget, so a stop takes effect within one).
 pub fn play<B: Bits>(
     rules: &Arc<Rules<B>>,
     opening: &[Move<B>],
     budget: Budget,
     seed: u64,
+    stop: &AtomicBool,
 ) -> Result<Played<B>, PlayError> {
     let first = rules.variant().first_player;
     let mut game = Game::new(rules.clone());
@@ -93,6 +99,9 @@ pub fn play<B: Bits>(
         let ply = game.moves().len();
         if ply >= PLY_CAP {
             break None;
+        }
+        if stop.load(Ordering::Relaxed) {
+            return Err(PlayError::Stopped);
         }
         let mover = game.position().side_to_move();
         let legal = game.legal_moves().len() as u32;

@@ -133,8 +133,8 @@ impl RunConfig {
     }
 }
 
-/// Plays the missing games of the shard into `store`. `stop` ends the run after the games in
-/// progress (they are stored).
+/// Plays the missing games of the shard into `store`. `stop` ends the run within one engine
+/// move of each game in progress; those games are dropped (a later run plays them).
 pub fn run(
     store: &mut Store,
     config: &RunConfig,
@@ -195,7 +195,14 @@ pub fn run(
                     break;
                 }
                 let t = &tasks[i];
-                let row = play_task(config, &rules[t.variant], budget, t);
+                let row = play_task(config, &rules[t.variant], budget, t, stop);
+                if let Err(RunError::Play {
+                    source: PlayError::Stopped,
+                    ..
+                }) = row
+                {
+                    break;
+                }
                 if tx.send(row).is_err() {
                     break;
                 }
@@ -235,10 +242,11 @@ fn play_task(
     rules: &AnyRules,
     budget: &str,
     task: &Task,
+    stop: &AtomicBool,
 ) -> Result<GameRow, RunError> {
     match rules {
-        AnyRules::Narrow(r) => play_game(r, config, budget, task),
-        AnyRules::Wide(r) => play_game(r, config, budget, task),
+        AnyRules::Narrow(r) => play_game(r, config, budget, task, stop),
+        AnyRules::Wide(r) => play_game(r, config, budget, task, stop),
     }
 }
 
@@ -251,6 +259,7 @@ fn play_game<B: Bits>(
     config: &RunConfig,
     budget: &str,
     task: &Task,
+    stop: &AtomicBool,
 ) -> Result<GameRow, RunError> {
     let v = rules.variant();
     let variant_seed = seed::variant(config.seed, &v.id);
@@ -259,14 +268,15 @@ fn play_game<B: Bits>(
         mix(variant_seed ^ GAME_SALT, task.pair),
         u64::from(task.game),
     );
-    let played = play::play(rules, &opening.moves, config.budget, game_seed).map_err(|source| {
-        RunError::Play {
-            variant: v.id.clone(),
-            pair: task.pair,
-            game: task.game,
-            source,
-        }
-    })?;
+    let played =
+        play::play(rules, &opening.moves, config.budget, game_seed, stop).map_err(|source| {
+            RunError::Play {
+                variant: v.id.clone(),
+                pair: task.pair,
+                game: task.game,
+                source,
+            }
+        })?;
     let start = Position::start(rules);
     let after = opening.moves.iter().fold(start, |pos, mv| pos.play(mv));
     let evals: Vec<Option<i32>> = played.records.iter().map(|r| r.eval).collect();

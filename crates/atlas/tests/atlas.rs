@@ -63,6 +63,22 @@ fn an_interrupted_run_resumes_to_the_uninterrupted_one() {
     same(&whole, &cut);
     // A third run has nothing left to do.
     assert_eq!(play(&cut, &c).played, 0);
+    // Stopped from outside (as by a signal) once the first game is stored: the games in
+    // progress are dropped, not stored half-played, and the next run completes it.
+    let stopped = db(&dir, "stopped.db");
+    let stop = AtomicBool::new(false);
+    let mut store = Store::open(&stopped).unwrap();
+    let s = damspel_atlas::run(&mut store, &c, &stop, &mut |p| {
+        if let damspel_atlas::Progress::Stored(_) = p {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert!((1..8).contains(&s.played), "{s:?}");
+    assert_eq!(s.played + s.remaining, 8);
+    drop(store);
+    play(&stopped, &c);
+    same(&whole, &stopped);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `damspel atlas run|merge|diff`: the variant atlas's self-play runner, the merge of shard
 //! databases and their comparison (damspel_atlas does the work; this parses and prints).
 
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -129,11 +130,18 @@ fn run_games(catalogue: &Catalogue, args: &RunArgs) -> Result<()> {
     };
     config.check()?;
     let mut store = Store::open(&args.db)?;
+    // On a terminal a bar; otherwise (a batch job's log) a line per hundredth of the games.
+    let terminal = std::io::stderr().is_terminal();
+    let mut every = 1;
+    let mut done = 0;
     let bar = ProgressBar::hidden();
     let stop = AtomicBool::new(false);
     let summary = damspel_atlas::run(&mut store, &config, &stop, &mut |p| match p {
         Progress::Planned { to_play, stored } => {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            every = (to_play / 100).max(1);
+            if terminal {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
             bar.set_length(to_play);
             bar.set_style(
                 ProgressStyle::with_template(
@@ -143,11 +151,24 @@ fn run_games(catalogue: &Catalogue, args: &RunArgs) -> Result<()> {
                 .progress_chars("=> "),
             );
             if stored > 0 {
-                bar.println(format!("{stored} games of this shard already stored"));
+                let line = format!("{stored} games of this shard already stored");
+                if terminal {
+                    bar.println(line);
+                } else {
+                    eprintln!("{line}");
+                }
             }
         }
         Progress::Stored(g) => {
             bar.inc(1);
+            done += 1;
+            if !terminal && (done % every == 0 || done == bar.length().unwrap_or(0)) {
+                eprintln!(
+                    "{done}/{} games, {} s",
+                    bar.length().unwrap_or(0),
+                    bar.elapsed().as_secs()
+                );
+            }
             bar.set_message(format!(
                 "last: {} {}.{} {} ({}, {} plies)",
                 g.variant,

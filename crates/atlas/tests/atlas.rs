@@ -268,8 +268,8 @@ fn stored_plies_agree_with_a_replay_of_the_stored_pdn() {
     let dir = tempfile::tempdir().unwrap();
     let path = db(&dir, "replay.db");
     // Diagonal 8x8 with flying kings, Dameo (orthogonal and diagonal steps, all squares),
-    // Turkish (orthogonal captures), International (10x10).
-    let ids = ["brazilian", "dameo", "turkish", "international"];
+    // Turkish (orthogonal captures), International (10x10), American (Black moves first).
+    let ids = ["brazilian", "dameo", "turkish", "international", "american"];
     play(&path, &config(&ids, 2));
     let conn = Connection::open(&path).unwrap();
     let catalogue = Catalogue::builtin();

@@ -21,8 +21,8 @@ use crate::seed::{self, mix};
 use crate::shard::Shard;
 use crate::store::{GameRow, Store, StoreError};
 
-/// Most games per variant.
-pub const MAX_GAMES: u64 = 100_000_000;
+/// Most games per variant (the games left to play are listed in memory, 24 bytes each).
+pub const MAX_GAMES: u64 = 10_000_000;
 /// Most random plies of an opening.
 pub const MAX_OPENING_PLIES: usize = 40;
 /// Most worker threads.
@@ -211,6 +211,10 @@ pub fn run(
         drop(tx);
         // This thread owns the database: it writes each game as it arrives.
         for row in rx {
+            if failure.is_some() {
+                // Drain what the workers still send, write nothing more.
+                continue;
+            }
             let written = row.and_then(|g| {
                 store.write_game(&g)?;
                 Ok(g)

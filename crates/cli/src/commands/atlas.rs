@@ -38,8 +38,8 @@ pub struct RunArgs {
     /// Variant ids or aliases.
     #[arg(required = true)]
     variants: Vec<String>,
-    /// Games per variant (pairs of games from one opening): 1 to 100000000.
-    #[arg(long, value_parser = options::count(1, 100_000_000))]
+    /// Games per variant (pairs of games from one opening): 1 to 10000000.
+    #[arg(long, value_parser = options::count(1, 10_000_000))]
     games: usize,
     /// Nodes per engine move (reproducible on any machine): 100 to 1000000000. The default
     /// budget is --nodes 20000.
@@ -65,7 +65,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1, value_parser = options::count(1, 256))]
     threads: usize,
     /// Stop after this many new games (the rest are played by a later run).
-    #[arg(long, value_parser = options::count(1, 100_000_000))]
+    #[arg(long, value_parser = options::count(1, 1_000_000_000))]
     max_new: Option<usize>,
     /// The atlas database (SQLite; created if missing).
     #[arg(long)]

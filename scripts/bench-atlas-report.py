@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time `damspel atlas-report` on a large made-up atlas database (the contract's tables, random
+"""Time `damspel atlas report` on a large made-up atlas database (the contract's tables, random
 but well-formed rows): VARIANTS variants x GAMES games x about PLIES plies each.
 
     python3 scripts/bench-atlas-report.py [--bin target/release/damspel] [--variants 50]
@@ -93,7 +93,7 @@ def main():
           f"{os.path.getsize(db) / 1e6:.0f} MB in {time.time() - t:.0f} s")
     out = os.path.join(a.dir, "report")
     shutil.rmtree(out, ignore_errors=True)
-    cmd = [a.bin, "atlas-report", "--db", db, "--out", out]
+    cmd = [a.bin, "atlas", "report", "--db", db, "--out", out]
     if os.path.exists("/usr/bin/time"):
         cmd = ["/usr/bin/time", "-f", "peak memory %M KiB"] + cmd
     t = time.time()

@@ -277,9 +277,11 @@ enum Command {
         #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
         idle_timeout: usize,
     },
-    /// Temporary until `damspel atlas report` is wired: the atlas database as an HTML report.
-    #[command(name = "atlas-report", hide = true)]
-    AtlasReport(commands::atlas_report::ReportArgs),
+    /// The variant atlas: self-play of many variants into SQLite, shards and their merge.
+    Atlas {
+        #[command(subcommand)]
+        action: commands::atlas::Action,
+    },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies: 1 to 64.
@@ -499,8 +501,8 @@ fn main() -> ExitCode {
         ),
         Command::Pdn { action } => commands::pdn::run(&catalogue, action),
         Command::Review(args) => commands::review::run(&catalogue, &args),
+        Command::Atlas { action } => commands::atlas::run(&catalogue, action),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
-        Command::AtlasReport(args) => commands::atlas_report::run(&args),
         Command::PerftTable {
             depth,
             threads,

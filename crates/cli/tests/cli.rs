@@ -475,3 +475,73 @@ fn a_match_takes_engine_levels() {
         );
     }
 }
+
+#[test]
+fn atlas_bad_input_is_one_line_with_a_failing_exit() {
+    let dir = std::env::temp_dir().join(format!("damspel-atlas-cli-{}", std::process::id()));
+    let db = dir.join("never.db");
+    let db = db.to_str().unwrap();
+    for (args, needle) in [
+        (
+            vec!["atlas", "run", "nosuch", "--games", "2", "--db", db],
+            "unknown variant `nosuch`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--shard", "9/8", "--db", db,
+            ],
+            "bad shard `9/8`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--shard", "x", "--db", db,
+            ],
+            "bad shard `x`",
+        ),
+        (
+            vec![
+                "atlas", "run", "turkish", "--games", "2", "--level", "7", "--db", db,
+            ],
+            "'7'",
+        ),
+        (
+            vec!["atlas", "merge", db, "/nonexistent/shard.db"],
+            "no such file",
+        ),
+    ] {
+        let out = damspel(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = stderr(&out);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // Nothing was created for a run that was refused.
+    assert!(!dir.join("never.db").exists());
+}
+
+/// Issue 14: the atlas split into 8 shards, run as a Slurm job array on a one-node cluster
+/// started for the test, then merged, equals the one-process run game for game. Needs root and
+/// Debian's slurm-wlm and munge (installed by .ci/run), so it runs only with DAMSPEL_SLURM=1:
+/// `DAMSPEL_SLURM=1 cargo test --release -p damspel --test cli slurm`.
+#[test]
+fn the_atlas_sharded_over_slurm_equals_the_one_process_run() {
+    if std::env::var_os("DAMSPEL_SLURM").is_none() {
+        eprintln!("skipped: set DAMSPEL_SLURM=1 (root, slurm-wlm and munge) to run it");
+        return;
+    }
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../scripts/slurm-atlas-test.sh"
+    );
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_damspel"))
+        .output()
+        .expect("bash runs");
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("PASS: the 8-shard Slurm run merged equals the one-process run"),
+        "{text}"
+    );
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod analyze;
+pub mod atlas;
 pub mod atlas_report;
 pub mod bench;
 pub mod dxp;

@@ -1,0 +1,270 @@
+//! The atlas database (docs/atlas-schema.md): opening it, the run rows, the keys already
+//! played, and writing one game with its plies in one transaction, so a game is wholly present
+//! or absent and an interrupted run resumes by playing the missing keys.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::play::PlyRecord;
+
+/// The schema version this code writes (meta 'schema').
+pub const SCHEMA_VERSION: &str = "1";
+
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    variant   TEXT NOT NULL,
+    budget    TEXT NOT NULL,
+    seed      INTEGER NOT NULL,
+    opening_plies INTEGER NOT NULL,
+    PRIMARY KEY (variant, budget)
+);
+CREATE TABLE IF NOT EXISTS games (
+    variant   TEXT NOT NULL,
+    budget    TEXT NOT NULL,
+    pair      INTEGER NOT NULL,
+    game      INTEGER NOT NULL,
+    opening   TEXT NOT NULL,
+    opening_fen TEXT NOT NULL,
+    result    TEXT NOT NULL,
+    reason    TEXT NOT NULL,
+    plies     INTEGER NOT NULL,
+    pdn       TEXT NOT NULL,
+    PRIMARY KEY (variant, budget, pair, game)
+);
+CREATE TABLE IF NOT EXISTS plies (
+    variant   TEXT NOT NULL,
+    budget    TEXT NOT NULL,
+    pair      INTEGER NOT NULL,
+    game      INTEGER NOT NULL,
+    ply       INTEGER NOT NULL,
+    mover     TEXT NOT NULL,
+    legal     INTEGER NOT NULL,
+    captured  INTEGER NOT NULL,
+    promotes  INTEGER NOT NULL,
+    eval      INTEGER,
+    men_first INTEGER NOT NULL, kings_first INTEGER NOT NULL,
+    men_second INTEGER NOT NULL, kings_second INTEGER NOT NULL,
+    PRIMARY KEY (variant, budget, pair, game, ply)
+);
+";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database {path}: {source}")]
+    Sqlite {
+        path: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("database {path} is not an atlas database of schema {SCHEMA_VERSION} (its schema is {found})")]
+    Schema { path: String, found: String },
+    #[error("database {path} already holds {variant} at {budget} with seed {seed} and {plies}-ply openings; this run asks for seed {want_seed} and {want_plies}-ply openings (use another --db, or the same options)")]
+    RunMismatch {
+        path: String,
+        variant: String,
+        budget: String,
+        seed: i64,
+        plies: i64,
+        want_seed: i64,
+        want_plies: i64,
+    },
+}
+
+/// A game row (the `games` table) with its plies.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub variant: String,
+    pub budget: String,
+    pub pair: u64,
+    pub game: u8,
+    pub opening: String,
+    pub opening_fen: String,
+    pub result: String,
+    pub reason: String,
+    pub pdn: String,
+    pub plies: Vec<PlyRecord>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+impl Store {
+    /// Opens (creating if needed) an atlas database.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let name = path.display().to_string();
+        let conn = Connection::open(path).map_err(|e| sqlite(&name, e))?;
+        Store::init(conn, name)
+    }
+
+    pub(crate) fn init(conn: Connection, path: String) -> Result<Store, StoreError> {
+        let fail = |e| sqlite(&path, e);
+        // A shard that waits for the lock of another writer (several runs on one file) waits.
+        conn.busy_timeout(std::time::Duration::from_secs(60))
+            .map_err(fail)?;
+        conn.execute_batch(SCHEMA).map_err(fail)?;
+        let found: Option<String> = conn
+            .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(fail)?;
+        match found {
+            None => {
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
+                    [SCHEMA_VERSION],
+                )
+                .map_err(fail)?;
+            }
+            Some(v) if v == SCHEMA_VERSION => {}
+            Some(v) => {
+                return Err(StoreError::Schema {
+                    path: path.clone(),
+                    found: v,
+                })
+            }
+        }
+        Ok(Store { conn, path })
+    }
+
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    pub(crate) fn conn(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    pub(crate) fn fail(&self, e: rusqlite::Error) -> StoreError {
+        sqlite(&self.path, e)
+    }
+
+    /// Records the run of a variant at a budget, or checks that the one recorded has the same
+    /// seed and opening length (games of two different runs must not mix under one key).
+    pub fn ensure_run(
+        &mut self,
+        variant: &str,
+        budget: &str,
+        seed: u64,
+        opening_plies: usize,
+    ) -> Result<(), StoreError> {
+        let (seed, plies) = (seed as i64, opening_plies as i64);
+        let found: Option<(i64, i64)> = self
+            .conn
+            .query_row(
+                "SELECT seed, opening_plies FROM runs WHERE variant = ?1 AND budget = ?2",
+                params![variant, budget],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(|e| self.fail(e))?;
+        match found {
+            None => {
+                self.conn
+                    .execute(
+                        "INSERT INTO runs (variant, budget, seed, opening_plies) VALUES (?1, ?2, ?3, ?4)",
+                        params![variant, budget, seed, plies],
+                    )
+                    .map_err(|e| self.fail(e))?;
+                Ok(())
+            }
+            Some(row) if row == (seed, plies) => Ok(()),
+            Some((s, p)) => Err(StoreError::RunMismatch {
+                path: self.path.clone(),
+                variant: variant.into(),
+                budget: budget.into(),
+                seed: s,
+                plies: p,
+                want_seed: seed,
+                want_plies: plies,
+            }),
+        }
+    }
+
+    /// The (pair, game) keys stored for a variant at a budget.
+    pub fn present(&self, variant: &str, budget: &str) -> Result<HashSet<(u64, u8)>, StoreError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT pair, game FROM games WHERE variant = ?1 AND budget = ?2")
+            .map_err(|e| self.fail(e))?;
+        let rows = stmt
+            .query_map(params![variant, budget], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, i64>(1)? as u8))
+            })
+            .map_err(|e| self.fail(e))?;
+        rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
+    }
+
+    /// Stores a game and its plies in one transaction.
+    pub fn write_game(&mut self, g: &GameRow) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let fail = |e| sqlite(&path, e);
+        let tx = self.conn.transaction().map_err(fail)?;
+        tx.execute(
+            "INSERT INTO games (variant, budget, pair, game, opening, opening_fen, result, reason, plies, pdn)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                g.variant,
+                g.budget,
+                g.pair as i64,
+                g.game,
+                g.opening,
+                g.opening_fen,
+                g.result,
+                g.reason,
+                g.plies.len() as i64,
+                g.pdn
+            ],
+        )
+        .map_err(fail)?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "INSERT INTO plies (variant, budget, pair, game, ply, mover, legal, captured, promotes, eval,
+                     men_first, kings_first, men_second, kings_second)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                )
+                .map_err(fail)?;
+            for (i, p) in g.plies.iter().enumerate() {
+                stmt.execute(params![
+                    g.variant,
+                    g.budget,
+                    g.pair as i64,
+                    g.game,
+                    i as i64,
+                    if p.mover_first { "first" } else { "second" },
+                    p.legal,
+                    p.captured,
+                    p.promotes,
+                    p.eval,
+                    p.men_first,
+                    p.kings_first,
+                    p.men_second,
+                    p.kings_second
+                ])
+                .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
+    }
+
+    /// Games stored, all variants and budgets.
+    pub fn game_count(&self) -> Result<u64, StoreError> {
+        self.conn
+            .query_row("SELECT count(*) FROM games", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(|e| self.fail(e))
+    }
+}
+
+pub(crate) fn sqlite(path: &str, source: rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_string(),
+        source,
+    }
+}

@@ -1,0 +1,409 @@
+//! The atlas runner end to end, cheaply (tiny node budgets, a few games): resuming, shards and
+//! their merge, determinism, the stored records against an independent replay of the stored
+//! PDN, and bad input.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use damspel_atlas::{diff, merge, Budget, MergeError, RunConfig, Shard, Store, StoreError};
+use damspel_notation::pdn::{read_game, replay};
+use damspel_rules::{Bits, Catalogue, Color, DrawReason, Outcome, Rules};
+use rusqlite::Connection;
+
+fn config(variants: &[&str], games: u64) -> RunConfig {
+    let catalogue = Catalogue::builtin();
+    RunConfig {
+        variants: variants
+            .iter()
+            .map(|id| catalogue.get(id).unwrap())
+            .collect(),
+        games,
+        budget: Budget::Nodes(300),
+        opening_plies: 4,
+        seed: 7,
+        shard: Shard::WHOLE,
+        threads: 2,
+        limit: None,
+    }
+}
+
+fn play(db: &Path, config: &RunConfig) -> damspel_atlas::Summary {
+    let mut store = Store::open(db).unwrap();
+    damspel_atlas::run(&mut store, config, &AtomicBool::new(false), &mut |_| {}).unwrap()
+}
+
+fn same(a: &Path, b: &Path) {
+    let d = diff(a, b, 10).unwrap();
+    assert!(d.is_empty(), "{d:#?}");
+}
+
+fn db(dir: &tempfile::TempDir, name: &str) -> PathBuf {
+    dir.path().join(name)
+}
+
+#[test]
+fn an_interrupted_run_resumes_to_the_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, cut) = (db(&dir, "whole.db"), db(&dir, "cut.db"));
+    let c = config(&["turkish", "american"], 4);
+    let s = play(&whole, &c);
+    assert_eq!((s.played, s.remaining), (8, 0));
+    // Interrupted after 3 games, then the same command again.
+    let s = play(
+        &cut,
+        &RunConfig {
+            limit: Some(3),
+            ..c.clone()
+        },
+    );
+    assert_eq!((s.played, s.remaining), (3, 5));
+    let s = play(&cut, &c);
+    assert_eq!((s.played, s.stored_before, s.remaining), (5, 3, 0));
+    same(&whole, &cut);
+    // A third run has nothing left to do.
+    assert_eq!(play(&cut, &c).played, 0);
+    // Stopped from outside (as by a signal) once the first game is stored: whatever was in
+    // progress is dropped, not stored half-played, and the next run completes the database.
+    // (How many games finish before the stop depends on the threads' timing; that a game in
+    // progress is dropped at the stop is checked deterministically below.)
+    let stopped = db(&dir, "stopped.db");
+    let stop = AtomicBool::new(false);
+    let mut store = Store::open(&stopped).unwrap();
+    let s = damspel_atlas::run(&mut store, &c, &stop, &mut |p| {
+        if let damspel_atlas::Progress::Stored(_) = p {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    })
+    .unwrap();
+    assert!(s.played >= 1, "{s:?}");
+    assert_eq!(s.played + s.remaining, 8);
+    drop(store);
+    play(&stopped, &c);
+    same(&whole, &stopped);
+    // A stop raised before the run: nothing is played or stored.
+    let none = db(&dir, "none.db");
+    let mut store = Store::open(&none).unwrap();
+    let s = damspel_atlas::run(&mut store, &c, &AtomicBool::new(true), &mut |_| {}).unwrap();
+    assert_eq!((s.played, s.remaining), (0, 8));
+    assert_eq!(store.game_count().unwrap(), 0);
+}
+
+#[test]
+fn a_stopped_game_ends_at_its_next_engine_move() {
+    let catalogue = Catalogue::builtin();
+    let rules = Arc::new(Rules::<u64>::new(catalogue.get("russian").unwrap()).unwrap());
+    let e = damspel_atlas::play::play(&rules, &[], Budget::Nodes(300), 1, &AtomicBool::new(true))
+        .unwrap_err();
+    assert_eq!(e, damspel_atlas::play::PlayError::Stopped);
+}
+
+#[test]
+fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = db(&dir, "whole.db");
+    let c = config(&["russian", "dameo"], 6);
+    play(
+        &whole,
+        &RunConfig {
+            threads: 1,
+            ..c.clone()
+        },
+    );
+    let shards: Vec<PathBuf> = (1..=3).map(|i| db(&dir, &format!("s{i}.db"))).collect();
+    for (i, path) in shards.iter().enumerate() {
+        let shard = format!("{}/3", i + 1).parse().unwrap();
+        play(path, &RunConfig { shard, ..c.clone() });
+    }
+    let merged = db(&dir, "merged.db");
+    let inputs: Vec<&Path> = shards.iter().map(PathBuf::as_path).collect();
+    let summary = merge(&merged, &inputs).unwrap();
+    assert_eq!(summary.games_total, 12);
+    same(&whole, &merged);
+    // Merging again adds nothing and is no error (same keys, same rows).
+    assert_eq!(merge(&merged, &inputs[..1]).unwrap().games_added, 0);
+}
+
+#[test]
+fn the_two_games_of_a_pair_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir, "pairs.db");
+    play(&path, &config(&["international", "turkish"], 4));
+    let conn = Connection::open(&path).unwrap();
+    let pairs: Vec<(String, String, String)> = conn
+        .prepare(
+            "SELECT a.variant, a.pdn, b.pdn FROM games a JOIN games b
+             ON a.variant = b.variant AND a.pair = b.pair AND a.game = 0 AND b.game = 1",
+        )
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(pairs.len(), 4);
+    for (variant, a, b) in pairs {
+        let moves = |pdn: &str| read_game(pdn).unwrap().moves;
+        assert_ne!(
+            moves(&a),
+            moves(&b),
+            "{variant}: the games of a pair are copies"
+        );
+    }
+}
+
+/// What the `plies` table holds for one ply, minus the keys.
+#[derive(Debug, PartialEq, Eq)]
+struct PlyRow {
+    mover: String,
+    legal: i64,
+    captured: i64,
+    promotes: i64,
+    has_eval: bool,
+    material: [i64; 4],
+}
+
+fn check_game<B: Bits>(rules: &Arc<Rules<B>>, conn: &Connection, key: (&str, i64, i64)) {
+    let (variant, pair, game) = key;
+    let (pdn, result, reason, plies, opening): (String, String, String, i64, String) = conn
+        .query_row(
+            "SELECT pdn, result, reason, plies, opening FROM games WHERE variant = ?1 AND pair = ?2 AND game = ?3",
+            rusqlite::params![variant, pair, game],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    let stored: Vec<PlyRow> = conn
+        .prepare(
+            "SELECT mover, legal, captured, promotes, eval IS NOT NULL, men_first, kings_first, men_second, kings_second
+             FROM plies WHERE variant = ?1 AND pair = ?2 AND game = ?3 ORDER BY ply",
+        )
+        .unwrap()
+        .query_map(rusqlite::params![variant, pair, game], |r| {
+            Ok(PlyRow {
+                mover: r.get(0)?,
+                legal: r.get(1)?,
+                captured: r.get(2)?,
+                promotes: r.get(3)?,
+                has_eval: r.get(4)?,
+                material: [r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?],
+            })
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let read = read_game(&pdn).unwrap();
+    let played = replay(&read, rules);
+    assert!(
+        played.complete(),
+        "{variant} {pair}.{game}: {:?}",
+        played.error
+    );
+    assert_eq!(played.plies.len() as i64, plies);
+    assert_eq!(stored.len() as i64, plies);
+    let opening_len = read_game(&opening).unwrap().moves.len();
+    let first = rules.variant().first_player;
+    // Recomputed from the PDN with the rules core alone.
+    let expected: Vec<PlyRow> = played
+        .plies
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let count = |c: Color| {
+                [
+                    p.after.men(c).count() as i64,
+                    p.after.kings(c).count() as i64,
+                ]
+            };
+            let (f, s) = (count(first), count(!first));
+            PlyRow {
+                mover: if p.before.side_to_move() == first {
+                    "first".into()
+                } else {
+                    "second".into()
+                },
+                legal: rules.moves(&p.before).len() as i64,
+                captured: (p.before.pieces(!p.before.side_to_move()).count()
+                    - p.after.pieces(!p.before.side_to_move()).count())
+                    as i64,
+                promotes: i64::from(
+                    p.after.kings(p.before.side_to_move()).count()
+                        > p.before.kings(p.before.side_to_move()).count(),
+                ),
+                has_eval: i >= opening_len,
+                material: [f[0], f[1], s[0], s[1]],
+            }
+        })
+        .collect();
+    assert_eq!(stored, expected, "{variant} {pair}.{game}");
+    // One %eval comment per engine move.
+    assert_eq!(
+        pdn.matches("{%eval ").count(),
+        plies as usize - opening_len,
+        "{pdn}"
+    );
+    // The stored result is the one the rules give at the end of the PDN.
+    let last = played.plies.len();
+    let claimed = |p: &str| {
+        played
+            .claims
+            .iter()
+            .any(|c| c.ply == last && c.reason.contains(p))
+    };
+    match (result.as_str(), reason.as_str()) {
+        (winner, "no-moves") => {
+            let w = if winner == "first" { first } else { !first };
+            assert!(
+                matches!(played.end, Some(Outcome::Win { winner, .. }) if winner == w),
+                "{variant} {pair}.{game}: {:?}",
+                played.end
+            );
+        }
+        ("draw", "ply-cap") => {
+            assert_eq!(plies, 400);
+            assert_eq!(played.end, None);
+        }
+        ("draw", why) => {
+            let ok = match played.end {
+                Some(Outcome::Draw(DrawReason::OnePieceEach)) => why == "one-piece-each",
+                Some(Outcome::Draw(DrawReason::Repetition(_))) => why == "repetition",
+                Some(Outcome::Draw(DrawReason::NoProgress(_))) => why == "no-progress",
+                Some(Outcome::Draw(DrawReason::EndgameLimit(_))) => why == "endgame-limit",
+                None => claimed(""),
+                _ => false,
+            };
+            assert!(
+                ok,
+                "{variant} {pair}.{game}: {why} but {:?} {:?}",
+                played.end, played.claims
+            );
+        }
+        other => panic!("unexpected result {other:?}"),
+    }
+}
+
+#[test]
+fn stored_plies_agree_with_a_replay_of_the_stored_pdn() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir, "replay.db");
+    // Diagonal 8x8 with flying kings, Dameo (orthogonal and diagonal steps, all squares),
+    // Turkish (orthogonal captures), International (10x10), American (Black moves first).
+    let ids = ["brazilian", "dameo", "turkish", "international", "american"];
+    play(&path, &config(&ids, 2));
+    let conn = Connection::open(&path).unwrap();
+    let catalogue = Catalogue::builtin();
+    for id in ids {
+        let variant = catalogue.get(id).unwrap();
+        for game in 0..2 {
+            damspel_rules::with_rules!(variant.clone(), |rules| check_game(
+                &Arc::new(rules),
+                &conn,
+                (id, 0, game)
+            ));
+        }
+    }
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    for (text, says) in [
+        ("3", "no `/`"),
+        ("a/8", "whole numbers"),
+        ("0/8", "from 1 to N"),
+        ("9/8", "from 1 to N"),
+        ("1/0", "N must be"),
+    ] {
+        let e = text.parse::<Shard>().unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains(text), "{text}: {e}");
+    }
+    let e = Catalogue::builtin().get("no-such-variant").unwrap_err();
+    assert!(e.to_string().contains("no-such-variant"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = db(&dir, "bad.db");
+    let mut store = Store::open(&path).unwrap();
+    let stop = AtomicBool::new(false);
+    let run = |store: &mut Store, c: &RunConfig| {
+        damspel_atlas::run(store, c, &stop, &mut |_| {})
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let c = config(&["turkish"], 2);
+    let e = run(
+        &mut store,
+        &RunConfig {
+            games: 0,
+            ..c.clone()
+        },
+    );
+    assert!(e.contains("--games"), "{e}");
+    let e = run(
+        &mut store,
+        &RunConfig {
+            budget: Budget::Nodes(5),
+            ..c.clone()
+        },
+    );
+    assert!(e.contains("nodes must be"), "{e}");
+    let e = run(&mut store, &config(&["turkish", "turkish"], 2));
+    assert!(e.contains("twice"), "{e}");
+    // The same variant and budget with another seed would mix two runs under one key.
+    store.ensure_run("turkish", "nodes=300", 7, 4).unwrap();
+    let e = run(
+        &mut store,
+        &RunConfig {
+            seed: 8,
+            ..c.clone()
+        },
+    );
+    assert!(e.contains("seed 7") && e.contains("seed 8"), "{e}");
+    // Not an atlas database, a missing input, a database of another schema.
+    let other = db(&dir, "other.db");
+    Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    let out = db(&dir, "out.db");
+    assert!(matches!(
+        merge(&out, &[&other]),
+        Err(MergeError::NotAtlas { .. })
+    ));
+    assert!(matches!(
+        merge(&out, &[&db(&dir, "missing.db")]),
+        Err(MergeError::Missing(_))
+    ));
+    assert!(matches!(merge(&out, &[&out]), Err(MergeError::SameFile(_))) || !out.exists());
+    let future = db(&dir, "future.db");
+    Store::open(&future).unwrap();
+    Connection::open(&future)
+        .unwrap()
+        .execute("UPDATE meta SET value = '99' WHERE key = 'schema'", [])
+        .unwrap();
+    assert!(matches!(
+        Store::open(&future),
+        Err(StoreError::Schema { .. })
+    ));
+}
+
+#[test]
+fn merging_a_different_game_under_the_same_key_fails_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = (db(&dir, "a.db"), db(&dir, "b.db"), db(&dir, "out.db"));
+    let c = config(&["turkish"], 2);
+    play(&a, &c);
+    play(&b, &c);
+    Connection::open(&b)
+        .unwrap()
+        .execute(
+            "UPDATE plies SET legal = legal + 1 WHERE ply = 5 AND game = 1",
+            [],
+        )
+        .unwrap();
+    merge(&out, &[&a]).unwrap();
+    let e = merge(&out, &[&b]).unwrap_err();
+    assert!(
+        matches!(e, MergeError::Conflict { what: "plies", .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("turkish nodes=300 0 1 5"), "{e}");
+    same(&a, &out);
+    assert!(!diff(&a, &b, 10).unwrap().is_empty());
+}

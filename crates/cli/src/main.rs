@@ -273,6 +273,11 @@ enum Command {
         #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
         idle_timeout: usize,
     },
+    /// Endgame tablebases: build, probe, verify, stats, plan (docs/tablebases.md).
+    Tablebase {
+        #[command(subcommand)]
+        action: commands::tablebase::Action,
+    },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies: 1 to 64.
@@ -491,6 +496,7 @@ fn main() -> ExitCode {
         Command::Pdn { action } => commands::pdn::run(&catalogue, action),
         Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
+        Command::Tablebase { action } => commands::tablebase::run(&catalogue, action),
         Command::PerftTable {
             depth,
             threads,

@@ -13,6 +13,7 @@ pub mod play;
 pub mod review;
 pub mod rules;
 pub mod serve;
+pub mod tablebase;
 pub mod tune;
 pub mod variants;
 pub mod weights;

@@ -172,6 +172,16 @@ impl Indexer {
     /// The position in a slot, or None for an invalid slot (a white and a black man on one
     /// square).
     pub fn position<B: Bits>(&self, rules: &Rules<B>, index: u64) -> Option<Position<B>> {
+        self.position_with(rules, index, &mut Setup::default())
+    }
+
+    /// `position`, reusing `scratch`'s allocation (the build's hot loop).
+    pub fn position_with<B: Bits>(
+        &self,
+        rules: &Rules<B>,
+        index: u64,
+        scratch: &mut Setup,
+    ) -> Option<Position<B>> {
         let side = if index >= self.half {
             Color::Black
         } else {
@@ -196,7 +206,9 @@ impl Indexer {
         let free = self.all & !(wm | bm);
         let wk = unrank(n_wk, i_wk, free);
         let bk = unrank(n_bk, i_bk, free & !wk);
-        let mut pieces = Vec::with_capacity(self.material.total() as usize);
+        scratch.side_to_move = Some(side);
+        let pieces = &mut scratch.pieces;
+        pieces.clear();
         for (set, piece) in [
             (wm, Piece::man(Color::White)),
             (wk, Piece::king(Color::White)),
@@ -209,11 +221,7 @@ impl Indexer {
                 s &= s - 1;
             }
         }
-        let setup = Setup {
-            side_to_move: Some(side),
-            pieces,
-        };
-        Position::from_setup(rules, &setup).ok()
+        Position::from_setup(rules, scratch).ok()
     }
 }
 

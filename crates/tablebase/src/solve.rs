@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use damspel_rules::{Bits, Color, Duplicates, Position, Rules};
+use damspel_rules::{Bits, Color, Duplicates, Position, Rules, Setup};
 use rayon::prelude::*;
 
 use crate::index::Indexer;
@@ -167,6 +167,7 @@ fn forward<B: Bits>(
     };
     let material = indexer.material();
     let mut moves = Vec::new();
+    let mut scratch = Setup::default();
     for slot in range {
         let mut exits = Exits {
             win: NO_WIN,
@@ -174,7 +175,7 @@ fn forward<B: Bits>(
             loss: 0,
         };
         let mut degree = 0u16;
-        let code = match indexer.position(rules, slot) {
+        let code = match indexer.position_with(rules, slot, &mut scratch) {
             None => INVALID,
             Some(pos) => {
                 rules.legal_moves(&pos, &mut moves, Duplicates::Merge);

@@ -1,0 +1,33 @@
+#!/bin/bash
+# Builds (and verifies) the tablebase set of every variant up to PIECES pieces and prints one
+# Markdown row per variant: positions (slots), bytes, build seconds, positions per second per
+# thread, verify result. Usage: scripts/tablebase-figures.sh [PIECES] [THREADS] [VARIANT...]
+# Tables go to $TB_DIR (default /tmp/damspel-tb-figures). Numbers depend on the load of the
+# machine: say what else was running when you quote them.
+set -euo pipefail
+PIECES=${1:-4}
+THREADS=${2:-2}
+shift 2 || true
+DAMSPEL=${DAMSPEL:-target/release/damspel}
+TB_DIR=${TB_DIR:-/tmp/damspel-tb-figures}
+variants=("$@")
+if [ ${#variants[@]} -eq 0 ]; then
+    mapfile -t variants < <($DAMSPEL variants | awk 'NR > 1 {print $1}')
+fi
+echo "| variant | pieces | positions | bytes | build s | positions/s/thread | verify |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+for v in "${variants[@]}"; do
+    start=$(date +%s.%N)
+    summary=$($DAMSPEL tablebase build "$v" --pieces "$PIECES" --threads "$THREADS" --tb-dir "$TB_DIR" 2>/dev/null | tail -n 1)
+    end=$(date +%s.%N)
+    positions=$(echo "$summary" | sed -n 's/.* tables, \([0-9]*\) positions, \([0-9]*\) bytes.*/\1/p')
+    bytes=$(echo "$summary" | sed -n 's/.* tables, \([0-9]*\) positions, \([0-9]*\) bytes.*/\2/p')
+    secs=$(printf "%.1f" "$(echo "$end - $start" | bc)")
+    rate=$(echo "$positions / $secs / $THREADS" | bc)
+    if $DAMSPEL tablebase verify "$v" --pieces "$PIECES" --threads "$THREADS" --samples 20 --depth 4 --tb-dir "$TB_DIR" >/dev/null 2>&1; then
+        ok=ok
+    else
+        ok=FAILED
+    fi
+    echo "| $v | $PIECES | $positions | $bytes | $secs | $rate | $ok |"
+done

@@ -1042,6 +1042,14 @@ e2e('play a friend: two browsers, the link gives the other seat, moves and a dra
       await playMove(mover, move);
       await watcher.waitForFunction((n) => document.getElementById('board').dataset.ply === String(n), ply + 1);
     }
+    // Black sees the board from its side, also after a reload (it was White's view after one).
+    const flipped = (p) => p.evaluate(() => document.getElementById('board').dataset.flipped);
+    assert.equal(await flipped(b), 'true');
+    assert.equal(await flipped(a), 'false');
+    await b.reload();
+    await b.waitForSelector('html[data-ready="true"]');
+    await b.waitForFunction((g) => document.getElementById('board').dataset.gameId === g && document.getElementById('board').dataset.ply === '4', id);
+    assert.equal(await flipped(b), 'true', 'Black\'s board after a reload');
     // Black steps back through the game: a view of its own, White's board stays at the end.
     await b.click('[data-action="undo"]');
     await b.waitForFunction(() => document.getElementById('board').dataset.ply === '3');

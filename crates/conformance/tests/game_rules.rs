@@ -250,6 +250,146 @@ fn fmjd_endgame_limits() {
     );
 }
 
+/// Plays `cycle` (four plies that come back to the start) until `plies` plies are played.
+fn play_cycle(game: &mut Game<u64>, cycle: &[&str; 4], plies: usize) {
+    for i in 0..plies {
+        play(game, &[cycle[i % 4]]);
+    }
+}
+
+#[test]
+fn two_pieces_against_a_lone_king_have_sixteen_moves_in_killer_and_hoogland() {
+    // §10 A1: in killer, deferred-killer, hoogland and hoogland-10, two kings, or a king and a
+    // man, against a lone king fall under the 16-move limit instead of the 5-move one; a king
+    // against a king keeps the 5 moves (4.01). Repetition and the 25-move rule switched off.
+    for (parent, fen, cycle) in [
+        ("killer", "W:WK46,K48:BK1", ["46-41", "1-6", "41-46", "6-1"]),
+        (
+            "deferred-killer",
+            "W:WK46,K48:BK1",
+            ["46-41", "1-6", "41-46", "6-1"],
+        ),
+        (
+            "hoogland-10",
+            "W:WK46,K48:BK1",
+            ["46-41", "1-6", "41-46", "6-1"],
+        ),
+        (
+            "hoogland",
+            "W:WK29,K30:BK1",
+            ["29-25", "1-5", "25-29", "5-1"],
+        ),
+    ] {
+        let catalogue = catalogue_with(&format!(
+            r#"
+            id = "endgame-only"
+            name = "test"
+            block = "test"
+            description = "only the endgame limits"
+            extends = "{parent}"
+            [draw]
+            repetition = 0
+            no_progress_moves = 0
+            "#
+        ));
+        let mut g = game(&catalogue, "endgame-only", fen);
+        play_cycle(&mut g, &cycle, 31);
+        assert_eq!(
+            g.outcome(),
+            None,
+            "{parent}: 31 plies of two kings against one"
+        );
+        play(&mut g, &[cycle[31 % 4]]);
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome::Draw(DrawReason::EndgameLimit(16))),
+            "{parent}: 16 moves each"
+        );
+        // A king against a king: 5 moves each, as in 4.01.
+        // The first white king alone: "W:WK46,K48:BK1" -> "W:WK46:BK1".
+        let (white, rest) = fen.split_once(',').unwrap();
+        let lone = format!("{white}:{}", rest.split_once(':').unwrap().1);
+        let mut g = game(&catalogue, "endgame-only", &lone);
+        play_cycle(&mut g, &cycle, 10);
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome::Draw(DrawReason::EndgameLimit(5))),
+            "{parent}: {lone}, 5 moves each"
+        );
+    }
+    // The other FMJD variants keep the 5 moves (4.01; A1 names only the four above).
+    for parent in [
+        "international",
+        "deferred-killer-light",
+        "deferred-halt",
+        "deferred-halt-2",
+    ] {
+        let catalogue = catalogue_with(&format!(
+            r#"
+            id = "endgame-only"
+            name = "test"
+            block = "test"
+            description = "only the endgame limits"
+            extends = "{parent}"
+            [draw]
+            repetition = 0
+            no_progress_moves = 0
+            "#
+        ));
+        let mut g = game(&catalogue, "endgame-only", "W:WK46,K48:BK1");
+        play_cycle(&mut g, &["46-41", "1-6", "41-46", "6-1"], 10);
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome::Draw(DrawReason::EndgameLimit(5))),
+            "{parent}: 5 moves each"
+        );
+    }
+}
+
+#[test]
+fn three_kings_against_a_lone_king_have_fifteen_moves_of_the_stronger_side_in_russian() {
+    // §10 A3: "three or more kings against a lone king: drawn if the lone king is not captured
+    // within 15 moves of the stronger side, counted from when the material is reached".
+    // Repetition and the 15-move king rule switched off to isolate it.
+    let catalogue = catalogue_with(
+        r#"
+        id = "russian-endgame-only"
+        name = "test"
+        block = "test"
+        description = "Russian with only the kings-against-a-king limit"
+        extends = "russian"
+        [draw]
+        repetition = 0
+        no_progress_moves = 0
+        "#,
+    );
+    let cycle = ["g1-h2", "h8-g7", "h2-g1", "g7-h8"];
+    // The stronger side moves first: its 15th move is the 29th ply.
+    let mut g = game(&catalogue, "russian-endgame-only", "W:WKc1,Ke1,Kg1:BKh8");
+    play_cycle(&mut g, &cycle, 28);
+    assert_eq!(g.outcome(), None, "14 moves of the stronger side");
+    play(&mut g, &[cycle[28 % 4]]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::EndgameLimit(15))),
+        "the stronger side's 15th move"
+    );
+    // The lone king moves first: the stronger side's 15th move is the 30th ply.
+    let mut g = game(&catalogue, "russian-endgame-only", "B:WKc1,Ke1,Kg1:BKh8");
+    let cycle = ["h8-g7", "g1-h2", "g7-h8", "h2-g1"];
+    play_cycle(&mut g, &cycle, 29);
+    assert_eq!(g.outcome(), None, "29 plies, 14 moves of the stronger side");
+    play(&mut g, &[cycle[29 % 4]]);
+    assert_eq!(
+        g.outcome(),
+        Some(Outcome::Draw(DrawReason::EndgameLimit(15)))
+    );
+    // Two kings against one: no such limit in Russian (A3 names three or more).
+    let mut g = game(&catalogue, "russian-endgame-only", "W:WKe1,Kg1:BKh8");
+    play_cycle(&mut g, &["g1-h2", "h8-g7", "h2-g1", "g7-h8"], 40);
+    assert_eq!(g.outcome(), None);
+}
+
 #[test]
 fn illegal_moves_are_refused() {
     // Capture is compulsory (§0): the quiet move 32-27 is refused while 28x19 is possible.

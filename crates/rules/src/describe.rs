@@ -305,7 +305,14 @@ impl Variant {
             ));
         }
         if d.fmjd_endgame {
-            end.push("FMJD endgame limits: three pieces including a king against a lone king is a draw after 16 moves each; two kings, a king and a man, or one king against a lone king after 5 moves each; the count starts when the material is reached.".into());
+            end.push(if d.fmjd_two_pieces_moves == 5 {
+                "FMJD endgame limits: three pieces including a king against a lone king is a draw after 16 moves each; two kings, a king and a man, or one king against a lone king after 5 moves each; the count starts when the material is reached.".into()
+            } else {
+                format!("Endgame limits: three pieces including a king against a lone king is a draw after 16 moves each; two kings, or a king and a man, against a lone king after {} moves each (this variant is made to win that ending); one king against a lone king after 5 moves each; the count starts when the material is reached.", d.fmjd_two_pieces_moves)
+            });
+        }
+        if d.kings_against_king_moves > 0 {
+            end.push(format!("Three or more kings against a lone king: a draw if the lone king is not captured within {} moves of the stronger side, counted from when the material is reached.", d.kings_against_king_moves));
         }
         sections.push(Section {
             title: "End of the game".into(),

@@ -9,6 +9,7 @@ use crate::bitboard::Bits;
 use crate::mv::Move;
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::spec::DrawSpec;
 use crate::Color;
 
 /// How a game ended.
@@ -34,7 +35,8 @@ pub enum DrawReason {
     Repetition(u32),
     /// This many moves by each side without a man move or a capture.
     NoProgress(u32),
-    /// The FMJD endgame limit of this many moves each was reached.
+    /// An endgame limit of this many moves passed without a win (the FMJD limits, the
+    /// Russian one of kings against a lone king).
     EndgameLimit(u32),
 }
 
@@ -72,7 +74,10 @@ impl fmt::Display for Outcome {
                     write!(f, "draw: {n} moves each without a man move or a capture")
                 }
                 DrawReason::EndgameLimit(n) => {
-                    write!(f, "draw: {n} moves each in this endgame without a win")
+                    write!(
+                        f,
+                        "draw: the {n}-move limit of this endgame passed without a win"
+                    )
                 }
             },
         }
@@ -98,7 +103,7 @@ struct Ply<B: Bits> {
     king_only: u32,
     /// Plies since the last capture (or since the start).
     since_capture: u32,
-    /// Plies since the material of an FMJD endgame limit was reached (0 outside one).
+    /// Plies since the material of an endgame limit was reached (0 outside one).
     endgame: u32,
 }
 
@@ -190,11 +195,13 @@ impl<B: Bits> Game<B> {
             } else {
                 last.since_capture + 1
             },
-            endgame: if self.rules.variant().draw.fmjd_endgame {
-                endgame_plies_after(&last.position, mv, &position, last.endgame)
-            } else {
-                0
-            },
+            endgame: endgame_plies_after(
+                &self.rules.variant().draw,
+                &last.position,
+                mv,
+                &position,
+                last.endgame,
+            ),
         });
         *self.seen.entry(position.hash()).or_default() += 1;
         self.moves.push(*mv);
@@ -282,46 +289,103 @@ impl<B: Bits> Game<B> {
                 draw.no_progress_moves,
             )));
         }
-        if draw.fmjd_endgame {
-            if let Some(limit) = fmjd_endgame_limit(pos) {
-                if ply.endgame >= 2 * limit {
-                    return Some(Outcome::Draw(DrawReason::EndgameLimit(limit)));
-                }
+        if let Some(limit) = endgame_limit(draw, pos) {
+            if limit.reached(ply.endgame, side) {
+                return Some(Outcome::Draw(DrawReason::EndgameLimit(limit.moves)));
             }
         }
         None
     }
 }
 
-/// FMJD endgame limits (rule book 4.01): three pieces with a king against a lone king, 16 moves
-/// each; two pieces with a king, or a king, against a lone king, 5 moves each. The count starts
-/// when the material is reached, by a capture or by a promotion (see `endgame_plies_after`).
-pub fn fmjd_endgame_limit<B: Bits>(pos: &Position<B>) -> Option<u32> {
+/// An endgame limit: the moves the stronger side has to win once the material is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EndgameLimit {
+    pub moves: u32,
+    pub counted: Counted,
+}
+
+/// Whose moves an endgame limit counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counted {
+    /// Each side's (the FMJD limits: "16 moves each").
+    Each,
+    /// Only this side's, the stronger one (Russian, §10 A3: "within 15 moves of the stronger
+    /// side").
+    Stronger(Color),
+}
+
+impl EndgameLimit {
+    /// Whether the limit has passed `plies` plies after the material was reached, with `to_move`
+    /// to move now.
+    pub fn reached(&self, plies: u32, to_move: Color) -> bool {
+        match self.counted {
+            Counted::Each => plies >= 2 * self.moves,
+            Counted::Stronger(strong) => {
+                // With an odd count, the side to move now is the one that did not move first.
+                let moved = if plies.is_multiple_of(2) || to_move == strong {
+                    plies / 2
+                } else {
+                    plies / 2 + 1
+                };
+                moved >= self.moves
+            }
+        }
+    }
+}
+
+/// The endgame limit `pos` falls under, if any (D22 with §10 A1 and A3):
+/// - FMJD (4.01): three pieces with a king against a lone king, 16 moves each; two kings, or a
+///   king and a man, against a lone king, 5 moves each (16 in the variants of A1); a king
+///   against a king, 5 moves each;
+/// - Russian (A3): three or more kings against a lone king, the variant's moves of the
+///   stronger side.
+///
+/// The count starts when the material is reached, by a capture or by a promotion (A2; see
+/// `endgame_plies_after`).
+pub fn endgame_limit<B: Bits>(draw: &DrawSpec, pos: &Position<B>) -> Option<EndgameLimit> {
     let lone_king = |c: Color| pos.pieces(c).count() == 1 && pos.kings(c).count() == 1;
     for c in Color::BOTH {
-        if lone_king(!c) && pos.kings(c).count() >= 1 {
-            match pos.pieces(c).count() {
-                3 => return Some(16),
-                1 | 2 => return Some(5),
-                _ => {}
-            }
+        if !lone_king(!c) {
+            continue;
+        }
+        let kings = pos.kings(c).count();
+        if draw.kings_against_king_moves > 0 && kings >= 3 {
+            return Some(EndgameLimit {
+                moves: draw.kings_against_king_moves,
+                counted: Counted::Stronger(c),
+            });
+        }
+        if draw.fmjd_endgame && kings >= 1 {
+            let moves = match pos.pieces(c).count() {
+                3 => 16,
+                2 => draw.fmjd_two_pieces_moves,
+                1 => 5,
+                _ => continue,
+            };
+            return Some(EndgameLimit {
+                moves,
+                counted: Counted::Each,
+            });
         }
     }
     None
 }
 
-/// The FMJD endgame count after `mv` (played from `before` to `after`), given the count before
-/// it: one more while the same limit applies, 0 when a capture or a promotion has just reached
-/// a limit's material (2 men against a king become a king and a man: the 5 moves start now).
-/// A promotion within the same limit (a king and a man become two kings) does not restart it.
+/// The endgame count after `mv` (played from `before` to `after`), given the count before it:
+/// one more while the same limit applies, 0 when a capture or a promotion has just reached a
+/// limit's material (2 men against a king become a king and a man: the 5 moves start now), or
+/// outside any limit. A promotion within the same limit (a king and a man become two kings)
+/// does not restart it.
 pub fn endgame_plies_after<B: Bits>(
+    draw: &DrawSpec,
     before: &Position<B>,
     mv: &Move<B>,
     after: &Position<B>,
     plies: u32,
 ) -> u32 {
-    match fmjd_endgame_limit(after) {
-        Some(limit) if !mv.is_capture() && fmjd_endgame_limit(before) == Some(limit) => plies + 1,
+    match endgame_limit(draw, after) {
+        Some(limit) if !mv.is_capture() && endgame_limit(draw, before) == Some(limit) => plies + 1,
         _ => 0,
     }
 }

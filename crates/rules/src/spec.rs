@@ -59,14 +59,24 @@ pub const NO_PROGRESS_MOVES: KeyRange = KeyRange {
     why: "0 turns the rule off; otherwise the moves each side may make without progress",
 };
 
+/// D22: moves of an endgame limit (§10 A1, A3): what the FMJD set gives two pieces against a
+/// lone king, and the Russian limit of kings against a lone king (0 is off there).
+pub const ENDGAME_MOVES: KeyRange = KeyRange {
+    min: 0,
+    max: 1000,
+    why: "the moves an endgame limit allows; 0 turns the kings-against-a-king limit off",
+};
+
 /// Every numeric key, dotted, with its range.
-pub const KEY_RANGES: [(&str, KeyRange); 6] = [
+pub const KEY_RANGES: [(&str, KeyRange); 8] = [
     ("board.width", BOARD_SIDE),
     ("board.height", BOARD_SIDE),
     ("capture.man_value", PIECE_VALUE),
     ("capture.king_value", PIECE_VALUE),
     ("draw.repetition", REPETITION),
     ("draw.no_progress_moves", NO_PROGRESS_MOVES),
+    ("draw.fmjd_two_pieces_moves", ENDGAME_MOVES),
+    ("draw.kings_against_king_moves", ENDGAME_MOVES),
 ];
 
 /// Reads an integer and refuses it outside `range` (TOML integers are i64, so any written
@@ -97,6 +107,15 @@ fn repetition<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
 
 fn no_progress_moves<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
     ranged(d, &NO_PROGRESS_MOVES)
+}
+
+fn endgame_moves<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+    ranged(d, &ENDGAME_MOVES)
+}
+
+/// The FMJD limit for two pieces against a lone king (rule book 4.01).
+fn fmjd_two_pieces_default() -> u32 {
+    5
 }
 
 /// A variant file as written, after `extends` has been resolved.
@@ -420,4 +439,15 @@ pub struct DrawSpec {
     pub no_progress_moves: u32,
     /// D22: the FMJD endgame limits (16 moves for three pieces against a king, 5 for fewer).
     pub fmjd_endgame: bool,
+    /// §10 A1: the moves each of the FMJD limit for two kings, or a king and a man, against a
+    /// lone king: 5 (4.01), 16 in the variants made to win that ending.
+    #[serde(
+        default = "fmjd_two_pieces_default",
+        deserialize_with = "endgame_moves"
+    )]
+    pub fmjd_two_pieces_moves: u32,
+    /// §10 A3 (Russian): three or more kings against a lone king are a draw when the lone king
+    /// is not captured within this many moves of the stronger side (0: no such limit).
+    #[serde(default, deserialize_with = "endgame_moves")]
+    pub kings_against_king_moves: u32,
 }

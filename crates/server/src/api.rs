@@ -77,6 +77,9 @@ pub struct AppState {
     pub(crate) searches: Pool,
     /// Game reviews running now (each holds a search slot).
     pub(crate) reviews: crate::review::Reviews,
+    /// The server's access token, if it has one: an invitation link carries it, or the
+    /// friend's device could not open the page at all.
+    pub(crate) access_token: std::sync::OnceLock<String>,
 }
 
 impl AppState {
@@ -89,6 +92,7 @@ impl AppState {
             work: Pool::new("work", settings.work_threads, MAX_WAITING, MAX_WAIT),
             searches: Pool::new("engine searches", settings.searches, MAX_WAITING, MAX_WAIT),
             reviews: Default::default(),
+            access_token: std::sync::OnceLock::new(),
         }
     }
 
@@ -177,7 +181,8 @@ impl AppState {
     fn save(&self, session: &mut dyn Session) -> Result<(), ApiError> {
         session.meta_mut().updated = now();
         let (moves, redo) = session.moves_full();
-        let outcome = session.outcome_json();
+        // The games list shows how the game ended, not the node someone is looking at.
+        let outcome = session.main_outcome_json();
         self.store.save(&Row {
             meta: session.meta().clone(),
             moves,
@@ -704,8 +709,14 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         let token = seats::new_secret();
         meta.invite = Some(format!("{}:{}", (!mine).name(), seats::hash(&token)));
         meta.keys.set(!mine, seats::hash(&seats::new_secret()));
+        // On a server with an access token the link opens the page with it (the guard turns
+        // it into the cookie and keeps the fragment); the seat still needs the invitation.
+        let access = match app.access_token.get() {
+            Some(t) => format!("/?token={t}"),
+            None => "/".to_string(),
+        };
         invite = Some(json!({"seat": (!mine).name(), "token": token,
-            "link": format!("/#/game/{id}/join/{token}")}));
+            "link": format!("{access}#/game/{id}/join/{token}")}));
     }
     for (c, secret) in &given {
         meta.keys.set(*c, seats::hash(secret));

@@ -145,6 +145,9 @@ impl Server {
             None if !addr.ip().is_loopback() => Some(seats::new_secret()),
             None => None,
         };
+        if let Some(t) = &token {
+            let _ = state.access_token.set(t.clone());
+        }
         let guard = Arc::new(guard::Guard::new(
             addr,
             &config.allow_hosts,

@@ -243,7 +243,10 @@ pub trait Session: Send {
     fn moves_full(&self) -> (Vec<String>, Vec<String>);
     /// The whole tree as stored (JSON).
     fn tree_text(&self) -> String;
+    /// The result at the node shown.
     fn outcome_json(&self) -> Option<OutcomeJson>;
+    /// The game's result: at the end of its main line, whichever node is shown.
+    fn main_outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
     /// A search of the current position (at the ask's level: `Level::FULL` for hints and
@@ -1064,6 +1067,15 @@ impl<B: Bits> Session for GameSession<B> {
     fn tree_text(&self) -> String {
         let stored = self.tree.stored(self.cursor(), |(_, s)| s.full.clone());
         serde_json::to_string(&stored).unwrap_or_default()
+    }
+
+    fn main_outcome_json(&self) -> Option<OutcomeJson> {
+        if self.at_main_end() {
+            return self.outcome_json();
+        }
+        let mut main = self.clone();
+        main.go(self.tree.main_end()).ok()?;
+        main.outcome_json()
     }
 
     fn outcome_json(&self) -> Option<OutcomeJson> {

@@ -301,7 +301,7 @@ impl Store {
     pub fn list(&self, limit: usize) -> Result<Vec<serde_json::Value>, ApiError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
-            "SELECT id, variant, white, black, moves, result, reason, created, updated
+            "SELECT id, variant, white, black, moves, result, reason, created, updated, redo
              FROM games ORDER BY updated DESC LIMIT ?1",
         )?;
         let rows = stmt
@@ -311,7 +311,10 @@ impl Store {
                     "variant": r.get::<_, String>(1)?,
                     "white": r.get::<_, String>(2)?,
                     "black": r.get::<_, String>(3)?,
-                    "moves": split(&r.get::<_, String>(4)?).len(),
+                    // The moves played and those after the node shown: the game's length
+                    // whichever of its positions someone looks at.
+                    "moves": split(&r.get::<_, String>(4)?).len()
+                        + split(&r.get::<_, String>(9)?).len(),
                     "result": r.get::<_, Option<String>>(5)?,
                     "reason": r.get::<_, Option<String>>(6)?,
                     "created": r.get::<_, String>(7)?,

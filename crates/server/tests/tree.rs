@@ -383,3 +383,39 @@ async fn a_variation_of_the_first_move_is_exported() {
     );
     server.stop().await;
 }
+
+/// The games list shows how a game ended, also while someone looks at an earlier position.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
+    let server = TestServer::start(temp_db("tree-list-result"), 1).await;
+    let c = reqwest::Client::new();
+    // Turkish (1.01): the white man on d4 takes d5; one piece each is then a draw.
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "white": "human", "black": "human", "fen": "W:Wd4:Bd5,h8"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let (status, state) = play(&c, &server, &id, json!({"move": "d4xd6"})).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["outcome"]["result"], "1/2-1/2", "{state}");
+    let (status, state) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/goto")),
+        json!({"node": 0}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    let (status, list) = get(&c, &server.url("/api/games")).await;
+    assert_eq!(status, 200, "{list}");
+    let games = list
+        .as_array()
+        .or_else(|| list["games"].as_array())
+        .unwrap();
+    let row = games.iter().find(|g| g["id"] == id.as_str()).unwrap();
+    assert_eq!(row["result"], "1/2-1/2", "{row}");
+    assert_eq!(row["moves"], 1, "{row}");
+    server.stop().await;
+}

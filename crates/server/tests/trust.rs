@@ -247,3 +247,51 @@ async fn a_server_with_a_token_answers_only_to_its_holders() {
     assert_eq!(r.status(), 200);
     server.stop().await;
 }
+
+/// Issue 12: on a server with an access token (any server open to the LAN), the invitation link
+/// must carry the token, or the friend's device is refused before it can use the invitation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_invitation_link_opens_a_server_with_a_token() {
+    let mut cfg = config(temp_db("token-invite"), 1);
+    cfg.token = Some("s3cret-token-for-tests".into());
+    let server = TestServer::start_with(cfg).await;
+    let c = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let r = c
+        .post(server.url("/api/games"))
+        .header("authorization", "Bearer s3cret-token-for-tests")
+        .json(&json!({"variant": "turkish", "white": "human", "black": "human", "friend": true}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let created: Value = r.json().await.unwrap();
+    let link = created["invite"]["link"].as_str().unwrap().to_string();
+    let invite = created["invite"]["token"].as_str().unwrap().to_string();
+    // The friend's browser: no token, no cookie; it asks for the link's address (the fragment
+    // stays in the browser) and is let in with a cookie.
+    let (address, fragment) = link.split_once('#').unwrap();
+    assert_eq!(
+        fragment,
+        format!("/game/{}/join/{invite}", created["id"].as_str().unwrap())
+    );
+    let r = c.get(server.url(address)).send().await.unwrap();
+    assert_eq!(r.status(), 303, "{link}");
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    let pair = cookie.split(';').next().unwrap().to_string();
+    let r = c
+        .post(server.url(&format!(
+            "/api/games/{}/join",
+            created["id"].as_str().unwrap()
+        )))
+        .header("cookie", &pair)
+        .header("origin", server.url(""))
+        .json(&json!({ "invite": invite }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    server.stop().await;
+}

@@ -856,12 +856,21 @@ function setGame(state, { animate = true } = {}) {
   syncBoardAttrs();
 }
 
+/* Black at the bottom when this browser plays Black: against the engine, or holding only Black's
+ * seat in a game between people (so a friend's reload keeps their side). */
+function seenAsBlack(state) {
+  if (state.white === 'human' && state.black === 'human') {
+    const held = seatsOf(state.id);
+    return !!held.black && !held.white;
+  }
+  return state.white === 'engine' && state.black === 'human';
+}
+
 async function loadGame(id) {
   try {
     const state = await api('GET', `/api/games/${encodeURIComponent(id)}`);
     await showVariant(state.variant);
-    const h = state.white === 'engine' && state.black === 'human';
-    S.flipped = h;
+    S.flipped = seenAsBlack(state);
     if (S.mode === 'editor') exitEditor(false);
     setGame(state, { animate: false });
     return true;
@@ -1575,7 +1584,7 @@ async function importGame(number) {
     S.importFile = null;
     hideImportGames();
     await showVariant(state.variant);
-    S.flipped = state.white === 'engine' && state.black === 'human';
+    S.flipped = seenAsBlack(state);
     S.game = null;
     if (S.mode === 'editor') exitEditor(false);
     setGame(state, { animate: false });
@@ -2352,8 +2361,7 @@ window.damspel = Object.assign(window.damspel || {}, {
     await showVariant(state.variant);
     if (S.mode === 'editor') exitEditor(false);
     // A friend's game is seen from the seat this browser holds.
-    const held = seatsOf(state.id);
-    S.flipped = state.white === 'human' && state.black === 'human' ? !!held.black && !held.white : state.white === 'engine' && state.black === 'human';
+    S.flipped = seenAsBlack(state);
     S.game = null;
     setGame(state, { animate: false });
   },

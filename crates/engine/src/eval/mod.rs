@@ -133,7 +133,8 @@ impl<B: Bits> Evaluator<B> {
             left,
             right,
             start_pieces: (v.setup[0].count_ones() + v.setup[1].count_ones()) as i32,
-            drawish_endings: v.draw.fmjd_endgame,
+            // Not where the limits were lengthened so that such endings win (§10 A1).
+            drawish_endings: v.draw.fmjd_endgame && v.draw.fmjd_two_pieces_moves <= 5,
         }
     }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use damspel_rules::game::{endgame_plies_after, fmjd_endgame_limit};
+use damspel_rules::game::{endgame_limit, endgame_plies_after};
 use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
 
 use super::{Info, PvLine, Reporter, SearchResult};
@@ -297,11 +297,9 @@ impl<'a, B: Bits> Worker<'a, B> {
         if draw.no_progress_moves > 0 && c.king_only >= 2 * draw.no_progress_moves {
             return true;
         }
-        if draw.fmjd_endgame {
-            if let Some(limit) = fmjd_endgame_limit(pos) {
-                if c.endgame >= 2 * limit {
-                    return true;
-                }
+        if let Some(limit) = endgame_limit(draw, pos) {
+            if limit.reached(c.endgame, pos.side_to_move()) {
+                return true;
             }
         }
         if ply > 0 {
@@ -418,11 +416,13 @@ impl<'a, B: Bits> Worker<'a, B> {
                 } else {
                     c.since_capture + 1
                 },
-                endgame: if self.rules.variant().draw.fmjd_endgame {
-                    endgame_plies_after(pos, &mv, &child, c.endgame)
-                } else {
-                    0
-                },
+                endgame: endgame_plies_after(
+                    &self.rules.variant().draw,
+                    pos,
+                    &mv,
+                    &child,
+                    c.endgame,
+                ),
             };
             self.hashes.push(child.hash());
             let quiet = !mv.is_capture() && !mv.promotes();

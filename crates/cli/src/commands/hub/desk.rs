@@ -12,12 +12,14 @@
 //!   `done` with the best move known so far.
 //! * A timed search that overruns its time by [`TIME_GRACE`] is answered the same way, and
 //!   `ponder-hit` starts the think time of a ponder search.
+//! * At most [`MAX_IN_HAND`] commands wait for the engine side: a GUI that sends faster than
+//!   the engine works gets an error for each command past that, not an ever longer queue.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
-use damspel_protocol::hub::{Command, HubError};
+use damspel_protocol::hub::{Command, HubError, Response};
 
 use super::shared::Shared;
 use super::{EngineEvent, Input};
@@ -28,6 +30,10 @@ pub(super) const PING_GRACE: Duration = Duration::from_millis(40);
 pub(super) const STOP_GRACE: Duration = Duration::from_millis(50);
 /// How far a timed search may overrun its time before the desk answers for it.
 pub(super) const TIME_GRACE: Duration = Duration::from_millis(50);
+
+/// Commands (and pings) the engine side may have in hand at once. A GUI waits for answers
+/// long before this; only a runaway sender reaches it.
+pub(super) const MAX_IN_HAND: usize = 1024;
 
 /// Runs until `quit` or the end of input.
 pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared: &Shared) {
@@ -46,7 +52,11 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
                 let error = HubError::new(format!(
                     "line longer than {limit} bytes: ignored (no Hub command is that long)"
                 ));
-                hand_over(shared, engine, EngineEvent::Command(Err(error)));
+                if shared.lock().in_flight < MAX_IN_HAND {
+                    hand_over(shared, engine, EngineEvent::Command(Err(error)));
+                } else {
+                    shared.say(&Response::Error(error.message));
+                }
                 continue;
             }
             Err(RecvTimeoutError::Timeout) => continue,
@@ -54,6 +64,7 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
         };
         let command = Command::parse(&line);
         let now = Instant::now();
+        let full = shared.lock().in_flight >= MAX_IN_HAND;
         match &command {
             Ok(Command::Quit) => return,
             Ok(Command::Ping) => {
@@ -61,6 +72,9 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
                 let mut state = shared.lock();
                 if state.in_flight == 0 && waiting.is_empty() {
                     state.pong(pings);
+                } else if full {
+                    // The engine side's hands are full: the desk answers it after the grace.
+                    waiting.push_back((pings, now + PING_GRACE));
                 } else {
                     state.in_flight += 1;
                     drop(state);
@@ -88,6 +102,12 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
                         search.answer_at = Some(now + think + TIME_GRACE);
                     }
                 }
+            }
+            _ if full => {
+                shared.say(&Response::Error(format!(
+                    "{MAX_IN_HAND} commands are waiting for the engine: this one is dropped"
+                )));
+                continue;
             }
             Ok(Command::Go(_)) => shared.lock().gos += 1,
             _ => {}
@@ -149,4 +169,47 @@ fn keep_promises(shared: &Shared, waiting: &mut VecDeque<(u64, Instant)>) -> Opt
         .chain(search.into_iter().flatten())
         .flatten()
         .min()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+
+    use super::*;
+
+    /// An engine side that takes nothing (a slow capture, a long build) while the GUI floods
+    /// the engine with commands: the desk keeps at most `MAX_IN_HAND` for it and answers the
+    /// rest with an error, and a ping still gets its pong.
+    #[test]
+    fn a_flood_of_commands_is_bounded_while_the_engine_side_is_busy() {
+        let (out, lines) = mpsc::channel();
+        let shared = Shared::writing_to(out);
+        let (input_tx, input) = mpsc::sync_channel(8);
+        let (engine, events) = mpsc::channel();
+        let sent = MAX_IN_HAND + 500;
+        let reader = std::thread::spawn(move || {
+            for _ in 0..sent {
+                input_tx
+                    .send(Input::Line(
+                        "pos pos=Wbbbbbbbbbbbbbbbbbbbbeeeeeeeeeewwwwwwwwwwwwwwwwwwww".into(),
+                    ))
+                    .unwrap();
+            }
+            input_tx.send(Input::Line("ping".into())).unwrap();
+            // The end of input ends the program at once: give the desk its grace to answer.
+            std::thread::sleep(PING_GRACE * 25);
+            input_tx.send(Input::Eof).unwrap();
+        });
+        run(&input, &engine, &shared);
+        reader.join().unwrap();
+        assert_eq!(
+            events.try_iter().count(),
+            MAX_IN_HAND,
+            "commands handed over"
+        );
+        let lines: Vec<String> = lines.try_iter().collect();
+        let errors = lines.iter().filter(|l| l.starts_with("error")).count();
+        assert_eq!(errors, 500, "one error per dropped command");
+        assert!(lines.iter().any(|l| l == "pong"), "{:?}", lines.last());
+    }
 }

@@ -31,6 +31,9 @@ use shared::Shared;
 /// The longest line read (a `pos` with the moves of a very long game is a few KiB).
 pub(super) const MAX_LINE: usize = 1 << 20;
 
+/// Lines read and not yet taken by the desk.
+const INPUT_QUEUE: usize = 64;
+
 /// What the reader passes to the desk.
 enum Input {
     Line(String),
@@ -91,7 +94,8 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
 pub fn run(catalogue: &Catalogue) -> Result<()> {
     let identity = identity(catalogue)?;
     let shared = Arc::new(Shared::new());
-    let (input_tx, input) = mpsc::channel();
+    // Bounded: the reader waits for the desk, which is never slow.
+    let (input_tx, input) = mpsc::sync_channel(INPUT_QUEUE);
     std::thread::spawn(move || read_input(input_tx));
     let (engine, events) = mpsc::channel();
     {
@@ -104,7 +108,7 @@ pub fn run(catalogue: &Catalogue) -> Result<()> {
 }
 
 /// Reads standard input line by line until its end.
-fn read_input(lines: mpsc::Sender<Input>) {
+fn read_input(lines: mpsc::SyncSender<Input>) {
     let stdin = io::stdin();
     let mut stdin = stdin.lock();
     let mut buf = Vec::new();

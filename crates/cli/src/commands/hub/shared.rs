@@ -135,6 +135,11 @@ impl Shared {
                 }
             }
         });
+        Shared::writing_to(out)
+    }
+
+    /// The shared state, its lines going to `out`.
+    pub fn writing_to(out: Sender<String>) -> Shared {
         Shared {
             state: Mutex::new(State {
                 out,

@@ -125,6 +125,9 @@ enum Command {
         hash: usize,
         #[arg(long)]
         json: bool,
+        /// Folder of endgame tables (default: the cache folder, see docs/tablebases.md).
+        #[arg(long)]
+        tb_dir: Option<std::path::PathBuf>,
     },
     /// Play a game against the engine in the terminal.
     Play {
@@ -273,6 +276,18 @@ enum Command {
         #[arg(long, default_value_t = 600, value_parser = options::count(1, 86_400))]
         idle_timeout: usize,
     },
+    /// The seeds' endgame claims settled from the tables: writes docs/claims.md.
+    Claims {
+        /// Folder of the tables (default: the cache folder, see docs/tablebases.md).
+        #[arg(long)]
+        tb_dir: Option<std::path::PathBuf>,
+        /// The page to write.
+        #[arg(long, default_value = "docs/claims.md")]
+        out: std::path::PathBuf,
+        /// Build the tables a claim needs when they are missing.
+        #[arg(long)]
+        build: bool,
+    },
     /// Endgame tablebases: build, probe, verify, stats, plan (docs/tablebases.md).
     Tablebase {
         #[command(subcommand)]
@@ -385,6 +400,7 @@ fn main() -> ExitCode {
             threads,
             hash,
             json,
+            tb_dir,
         } => commands::analyze::run(
             &catalogue,
             &commands::analyze::Args {
@@ -395,6 +411,7 @@ fn main() -> ExitCode {
                 threads,
                 hash,
                 json,
+                tb_dir: tb_dir.as_deref(),
             },
         ),
         Command::Play {
@@ -497,6 +514,9 @@ fn main() -> ExitCode {
         Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
         Command::Tablebase { action } => commands::tablebase::run(&catalogue, action),
+        Command::Claims { tb_dir, out, build } => {
+            commands::claims::run(&catalogue, &commands::claims::Args { tb_dir, out, build })
+        }
         Command::PerftTable {
             depth,
             threads,

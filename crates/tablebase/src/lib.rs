@@ -24,6 +24,7 @@
 //! probe time to shrink the tables; see docs/tablebases.md.
 
 mod build;
+pub mod claims;
 mod format;
 mod index;
 mod limit;

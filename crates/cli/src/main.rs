@@ -61,6 +61,9 @@ enum Command {
         /// Minutes a game stays in memory unused, 1 to 1440 (it stays in the database).
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1440))]
         idle_minutes: u64,
+        /// Folder of endgame tables for the page's verdicts (default: the cache folder).
+        #[arg(long)]
+        tb_dir: Option<PathBuf>,
     },
     /// List the variants: id, name, family and board.
     Variants {
@@ -356,6 +359,7 @@ fn main() -> ExitCode {
             token,
             max_connections,
             idle_minutes,
+            tb_dir,
         } => commands::serve::run(
             catalogue,
             commands::serve::Options {
@@ -367,6 +371,7 @@ fn main() -> ExitCode {
                 token,
                 max_connections: usize::from(max_connections),
                 idle_minutes,
+                tb_dir,
             },
         ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),

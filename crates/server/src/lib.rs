@@ -13,6 +13,7 @@ mod review;
 mod seats;
 mod session;
 mod store;
+mod tables;
 mod transport;
 mod tree;
 mod web;
@@ -112,6 +113,7 @@ pub fn router(state: Arc<AppState>, guard: Arc<guard::Guard>, transport: &Transp
             get(review::get).post(review::start).delete(review::cancel),
         )
         .route("/api/positions/check", post(api::check_position))
+        .route("/api/tablebase", get(api::tablebase))
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
         .method_not_allowed_fallback(api::method_not_allowed)
         .fallback(api::no_such_page)

@@ -251,7 +251,7 @@ pub fn verdict<B: Bits>(claim: &Claim, s: &Settled<B>) -> String {
         Some(l) => {
             format!("the move limit ({l} plies for this material, rule book 4.01 / §10 A1, A3)")
         }
-        None => "no move limit (none applies to this material)".into(),
+        None => "no move limit for this material".into(),
     };
     match claim.claimed {
         Claimed::Wins => {
@@ -262,7 +262,7 @@ pub fn verdict<B: Bits>(claim: &Claim, s: &Settled<B>) -> String {
             } else if qw > MOST || qb > MOST {
                 format!("False under {limit_rule}: the wins exist ({} / {} of non-trivial positions) but most take longer than the limit.", pct(qw), pct(qb))
             } else {
-                format!("False: the stronger side wins only {} (to move) and {} (not to move) of non-trivial positions; its wins are mostly immediate captures. The rules of movement and capture make it so ({limit_rule}).", pct(qw), pct(qb))
+                format!("False: the stronger side wins only {} (to move) and {} (not to move) of non-trivial positions; its wins are mostly immediate captures. It follows from the variant's rules of movement and capture alone, not from a move limit.", pct(qw), pct(qb))
             }
         }
         Claimed::Seldom => {

@@ -68,10 +68,11 @@ fn row<B: Bits>(rules: &Rules<B>, claim: &Claim, dir: &Path, may_build: bool) ->
         Some(l) => format!("{l} plies"),
         None => "none".into(),
     };
+    let fit = |p: u64, q: u64| if q == 0 { "–".to_string() } else { pct(p, q) };
     let fits = format!(
         "{} / {}",
-        pct(w.white_wins_in_limit, w.white_wins),
-        pct(b.white_wins_in_limit, b.white_wins)
+        fit(w.white_wins_in_limit, w.white_wins),
+        fit(b.white_wins_in_limit, b.white_wins)
     );
     let mut out = String::new();
     let _ = writeln!(

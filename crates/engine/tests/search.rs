@@ -436,4 +436,82 @@ mod tables {
             assert!(r.best.is_some() && r.depth == 2);
         }
     }
+
+    /// docs/strength.md, "Endgame tables": won 4-piece endings (three kings against one) that
+    /// the engine converts with and without the tables, at the same nodes per move, against a
+    /// defender with the tables (the longest resistance). Slow (a minute in release); run with
+    /// `cargo test --release -p damspel-engine --test search -- --ignored --nocapture conversions`.
+    #[test]
+    #[ignore]
+    fn conversions_with_and_without_tables() {
+        use damspel_tablebase::build_slice;
+        for id in ["turkthic-2", "international"] {
+            let dir = tempfile::tempdir().unwrap();
+            let (rules, _) = tables(id, dir.path());
+            let m: Material = "KKKvK".parse().unwrap();
+            build_slice(&rules, m, dir.path(), 2, &|_| {}).unwrap();
+            let tb = Arc::new(Tablebase::open(dir.path(), &rules).unwrap());
+            let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+            let slots = tb.header(m).unwrap().slots;
+            let mut starts = Vec::new();
+            while starts.len() < 20 {
+                let Some(pos) = tb.position(m, rng.below(slots)) else {
+                    continue;
+                };
+                let p = tb.probe(&pos).unwrap();
+                // Won for White with White to move, not by an immediate capture, within limits.
+                if pos.side_to_move() == Color::White
+                    && p.value == Value::Win
+                    && !p.cursed
+                    && p.distance >= 9
+                    && !rules.has_capture(&pos)
+                {
+                    starts.push((pos, p.distance));
+                }
+            }
+            for with_tables in [true, false] {
+                let (mut won, mut plies_sum) = (0, 0);
+                for (start, _) in &starts {
+                    let mut game = Game::from_position(rules.clone(), *start);
+                    let mut attacker = Engine::new(rules.clone(), 16);
+                    if with_tables {
+                        attacker.set_tablebase(Some(tb.clone()));
+                    }
+                    let mut defender = Engine::new(rules.clone(), 16);
+                    defender.set_tablebase(Some(tb.clone()));
+                    let limits = Limits {
+                        nodes: Some(20_000),
+                        ..Limits::default()
+                    };
+                    let mut plies = 0;
+                    while game.outcome().is_none() && plies < 300 {
+                        let engine = if game.position().side_to_move() == Color::White {
+                            &mut attacker
+                        } else {
+                            &mut defender
+                        };
+                        let mv = engine.search(&game, &limits, &mut Silent).best.unwrap();
+                        game.play(&mv);
+                        plies += 1;
+                    }
+                    if matches!(
+                        game.outcome(),
+                        Some(Outcome::Win {
+                            winner: Color::White,
+                            ..
+                        })
+                    ) {
+                        won += 1;
+                        plies_sum += plies;
+                    }
+                }
+                let total: u32 = starts.iter().map(|(_, d)| d).sum();
+                eprintln!(
+                    "{id} KKKvK: {} tables: won {won}/{} (plies {plies_sum}; table distances {total})",
+                    if with_tables { "with" } else { "without" },
+                    starts.len()
+                );
+            }
+        }
+    }
 }

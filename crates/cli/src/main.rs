@@ -151,6 +151,9 @@ enum Command {
         /// Playing level, 1 (a beginner can win) to 8 (full strength: --time or --depth).
         #[arg(long, value_parser = |s: &str| s.parse::<damspel_engine::Level>())]
         level: Option<damspel_engine::Level>,
+        /// Folder of endgame tables, used at full strength (default: the cache folder).
+        #[arg(long)]
+        tb_dir: Option<PathBuf>,
     },
     /// Fit the evaluation weights to self-play games (Texel's method) and write a weights file.
     Tune {
@@ -426,6 +429,7 @@ fn main() -> ExitCode {
             color,
             fen,
             level,
+            tb_dir,
         } => commands::play::run(
             &catalogue,
             &commands::play::Args {
@@ -435,6 +439,7 @@ fn main() -> ExitCode {
                 color: color.as_deref(),
                 fen: fen.as_deref(),
                 level,
+                tb_dir: tb_dir.as_deref(),
             },
         ),
         Command::Tune {

@@ -294,3 +294,33 @@ pub fn verdict<B: Bits>(claim: &Claim, s: &Settled<B>) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use damspel_rules::Catalogue;
+
+    /// Turkish 3-piece tables: the published 3-piece Turkish table's finding (two kings cannot
+    /// force a win against one; only immediate tactics win) and the rule book's 1.01 (one piece
+    /// each is a draw).
+    #[test]
+    fn turkish_claims_are_settled_as_published_and_by_the_rule_book() {
+        let dir = tempfile::tempdir().unwrap();
+        let rules = Rules::<u64>::new(Catalogue::builtin().get("turkish").unwrap()).unwrap();
+        crate::build(&rules, 3, dir.path(), 2, &|_| {}).unwrap();
+        let tb = Tablebase::open(dir.path(), &rules).unwrap();
+        let kk = &CLAIMS[0];
+        assert_eq!((kk.variant, kk.material), ("turkish", "KKvK"));
+        let s = settle(&tb, kk.material.parse().unwrap()).unwrap();
+        assert!(s.sides[0].white_wins > 0, "immediate tactics win");
+        assert!(share(s.sides[0].quiet_white_wins, s.sides[0].quiet) < 0.05);
+        assert!(verdict(kk, &s).starts_with("False"), "{}", verdict(kk, &s));
+        let mk = CLAIMS.iter().find(|c| c.variant == "turkish" && c.material == "MvK");
+        let s = settle(&tb, mk.unwrap().material.parse().unwrap()).unwrap();
+        for c in s.sides {
+            assert_eq!((c.white_wins, c.black_wins), (0, 0));
+            assert!(c.positions > 0);
+        }
+        assert!(verdict(mk.unwrap(), &s).starts_with("Holds"));
+    }
+}

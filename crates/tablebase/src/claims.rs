@@ -315,7 +315,9 @@ mod tests {
         assert!(s.sides[0].white_wins > 0, "immediate tactics win");
         assert!(share(s.sides[0].quiet_white_wins, s.sides[0].quiet) < 0.05);
         assert!(verdict(kk, &s).starts_with("False"), "{}", verdict(kk, &s));
-        let mk = CLAIMS.iter().find(|c| c.variant == "turkish" && c.material == "MvK");
+        let mk = CLAIMS
+            .iter()
+            .find(|c| c.variant == "turkish" && c.material == "MvK");
         let s = settle(&tb, mk.unwrap().material.parse().unwrap()).unwrap();
         for c in s.sides {
             assert_eq!((c.white_wins, c.black_wins), (0, 0));

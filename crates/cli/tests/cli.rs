@@ -483,8 +483,9 @@ fn tablebase_commands() {
     let out = damspel(&["tablebase", "plan", "russian", "--pieces", "3"]);
     assert!(out.status.success());
     let plan = stdout(&out);
-    assert!(plan.lines().all(|l| l.split(' ').count() == 2), "{plan}");
-    assert!(plan.lines().any(|l| l == "0 KvK"), "{plan}");
+    assert!(plan.lines().all(|l| l.split(' ').count() == 3), "{plan}");
+    // A king each on 32 squares: 32 * 31 placements, either side to move.
+    assert!(plan.lines().any(|l| l == "0 KvK 1984"), "{plan}");
     let out = damspel(&[
         "tablebase",
         "build",

@@ -17,7 +17,7 @@
 //!   it (from the opponent's side: a move to a `Loss` is a winning move);
 //! - [`Tablebase::header`]: a table's counts per side to move and its longest win (`stats`);
 //! - [`build`]`(&rules, pieces, dir, threads, progress)`, [`build_slice`]`(&rules, material,
-//!   dir, threads, progress)`, [`plan`]`(pieces)` (signatures in dependency waves),
+//!   dir, threads, progress)` (progress returns false to stop), [`plan`]`(pieces)` (signatures in dependency waves),
 //!   [`verify`]`(...)`.
 //!
 //! Not done: symmetry reduction (every table holds the full board) and resolving captures at
@@ -74,6 +74,8 @@ pub enum Error {
     },
     #[error("{material} has {slots} slots, more than this builder indexes (2^32)")]
     TooLarge { material: Material, slots: u64 },
+    #[error("stopped before the table was complete")]
+    Stopped,
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
 }

@@ -19,7 +19,9 @@ fn rules64(id: &str) -> Rules<u64> {
     Rules::new(Catalogue::builtin().get(id).unwrap()).unwrap()
 }
 
-fn no_progress(_: damspel_tablebase::Progress) {}
+fn no_progress(_: damspel_tablebase::Progress) -> bool {
+    true
+}
 
 /// Every position of `material` with either side to move, by plain loops over the squares.
 fn positions_of<B: Bits>(rules: &Rules<B>, material: Material) -> Vec<Position<B>> {
@@ -393,4 +395,12 @@ fn both_board_widths_give_the_same_files() {
         let y = std::fs::read(table_path(b.path(), wide.variant(), m)).unwrap();
         assert!(x == y, "{m} differs");
     }
+}
+
+#[test]
+fn a_build_can_be_stopped() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    let err = build(&rules, 3, dir.path(), 1, &|_| false).unwrap_err();
+    assert!(matches!(err, Error::Stopped), "{err}");
 }

@@ -186,6 +186,7 @@ fn run_build<B: Bits>(
             bar.reset();
         }
         bar.set_position(p.done);
+        true
     };
     let start = Instant::now();
     let built = match slice {

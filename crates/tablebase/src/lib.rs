@@ -42,7 +42,7 @@ pub use index::Indexer;
 pub use limit::limit_plies;
 pub use material::{Material, MaterialError};
 pub use probe::{MoveProbe, Tablebase};
-pub use solve::Progress;
+pub use solve::{drawn_by_material, Progress};
 pub use store::{default_dir, table_path, variant_hash};
 pub use value::{Probe, Value};
 pub use verify::{search, verify, VerifyReport};

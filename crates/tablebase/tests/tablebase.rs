@@ -230,6 +230,19 @@ fn turkish_two_kings_against_one_win_only_by_tactics() {
     let tb = Tablebase::open(dir.path(), &rules).unwrap();
     // One piece each: a draw by the rule book (Turkish D22), whoever is to move.
     check_against_oracle(&rules, &tb, &[Material::new(0, 1, 0, 1), kk_k]);
+    // ... and the game is over there: no move is offered, even a capture.
+    let g = &rules.variant().geometry;
+    let one_each = Setup {
+        side_to_move: Some(Color::White),
+        pieces: vec![
+            (g.parse_square("a1").unwrap(), Piece::king(Color::White)),
+            (g.parse_square("a3").unwrap(), Piece::king(Color::Black)),
+        ],
+    };
+    let pos = Position::from_setup(&rules, &one_each).unwrap();
+    assert!(!rules.moves(&pos).is_empty());
+    assert_eq!(tb.probe(&pos).unwrap().value, Value::Draw);
+    assert!(tb.probe_moves(&pos).unwrap().is_empty());
     // The published 3-piece Turkish table's author: two kings cannot force a win against one;
     // only immediate tactics win. So with the lone king not attacked at once (no capture for
     // the two kings) and either side to move, most positions are drawn, and no win is longer

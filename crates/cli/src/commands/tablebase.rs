@@ -9,8 +9,8 @@ use clap::Subcommand;
 use damspel_notation::{format_all, sort_for_reading, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Duplicates, Rules};
 use damspel_tablebase::{
-    build, build_slice, default_dir, plan, verify, Indexer, Material, Probe, Progress, Tablebase,
-    Value,
+    build, build_slice, default_dir, drawn_by_material, plan, verify, Indexer, Material, Probe,
+    Progress, Tablebase, Value,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -311,7 +311,13 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
         );
     };
     let g = &rules.variant().geometry;
-    let mut legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    // One piece each where that draws: the game is over, no move is played.
+    let over = drawn_by_material(rules, &pos);
+    let mut legal = if over {
+        Vec::new()
+    } else {
+        rules.legal_moves_detailed(&pos, Duplicates::Merge)
+    };
     sort_for_reading(g, &mut legal);
     let names = format_all(g, &legal);
     let mut rows = Vec::new();
@@ -352,7 +358,8 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let side = pos.side_to_move();
-        println!("{} to move: {}", side, describe(&probe));
+        let why = if over { " (one piece each)" } else { "" };
+        println!("{} to move: {}{why}", side, describe(&probe));
         if let Some(l) = probe.limit {
             println!("limit: {} plies ({} moves each)", l, l / 2);
         }

@@ -483,8 +483,9 @@ fn tablebase_commands() {
     let out = damspel(&["tablebase", "plan", "russian", "--pieces", "3"]);
     assert!(out.status.success());
     let plan = stdout(&out);
-    assert!(plan.lines().all(|l| l.split(' ').count() == 2), "{plan}");
-    assert!(plan.lines().any(|l| l == "0 KvK"), "{plan}");
+    assert!(plan.lines().all(|l| l.split(' ').count() == 3), "{plan}");
+    // A king each on 32 squares: 32 * 31 placements, either side to move.
+    assert!(plan.lines().any(|l| l == "0 KvK 1984"), "{plan}");
     let out = damspel(&[
         "tablebase",
         "build",
@@ -571,5 +572,40 @@ fn tablebase_commands() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // A user's variant on 100 squares (Rules<u128>), one piece each: drawn, no move listed.
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big-turkish.toml");
+    std::fs::write(
+        &file,
+        "id = \"big-turkish\"\nname = \"x\"\naliases = []\nblock = \"user\"\n\
+         description = \"x\"\nextends = \"turkish\"\n[board]\nwidth = 10\nheight = 10\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let out = damspel(&[
+        "--variant-file",
+        f,
+        "tablebase",
+        "build",
+        "big-turkish",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = damspel(&[
+        "--variant-file",
+        f,
+        "tablebase",
+        "probe",
+        "big-turkish",
+        "--fen",
+        "W:WKa1:BKa3",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "white to move: draw (one piece each)");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -39,13 +39,14 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 }
 
 /// Builds every table up to `pieces` into `dir` (keeping the ones already there and valid),
-/// on `threads` threads. `progress` is called from the worker threads.
+/// on `threads` threads. `progress` is called from the worker threads; returning false stops
+/// the build (the tables finished so far stay).
 pub fn build<B: Bits>(
     rules: &Rules<B>,
     pieces: u8,
     dir: &Path,
     threads: usize,
-    progress: &(dyn Fn(Progress) + Sync),
+    progress: &(dyn Fn(Progress) -> bool + Sync),
 ) -> Result<Vec<Built>, Error> {
     let pool = pool(threads)?;
     let mut known = Known::default();
@@ -87,7 +88,7 @@ pub fn build_slice<B: Bits>(
     material: Material,
     dir: &Path,
     threads: usize,
-    progress: &(dyn Fn(Progress) + Sync),
+    progress: &(dyn Fn(Progress) -> bool + Sync),
 ) -> Result<Built, Error> {
     let pool = pool(threads)?;
     let mut known = Known::default();

@@ -17,7 +17,7 @@
 //!   it (from the opponent's side: a move to a `Loss` is a winning move);
 //! - [`Tablebase::header`]: a table's counts per side to move and its longest win (`stats`);
 //! - [`build`]`(&rules, pieces, dir, threads, progress)`, [`build_slice`]`(&rules, material,
-//!   dir, threads, progress)`, [`plan`]`(pieces)` (signatures in dependency waves),
+//!   dir, threads, progress)` (progress returns false to stop), [`plan`]`(pieces)` (signatures in dependency waves),
 //!   [`verify`]`(...)`.
 //!
 //! Not done: symmetry reduction (every table holds the full board) and resolving captures at
@@ -43,7 +43,7 @@ pub use index::Indexer;
 pub use limit::limit_plies;
 pub use material::{Material, MaterialError};
 pub use probe::{MoveProbe, Tablebase};
-pub use solve::Progress;
+pub use solve::{drawn_by_material, Progress};
 pub use store::{default_dir, table_path, variant_hash};
 pub use value::{Probe, Value};
 pub use verify::{search, verify, VerifyReport};
@@ -75,6 +75,8 @@ pub enum Error {
     },
     #[error("{material} has {slots} slots, more than this builder indexes (2^32)")]
     TooLarge { material: Material, slots: u64 },
+    #[error("stopped before the table was complete")]
+    Stopped,
     #[error("cannot start the worker threads: {0}")]
     Threads(String),
 }

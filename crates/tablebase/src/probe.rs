@@ -13,6 +13,7 @@ use crate::format::{decode_header, read_block, Header};
 use crate::index::Indexer;
 use crate::limit::limit_plies;
 use crate::material::Material;
+use crate::solve::drawn_by_material;
 use crate::store::{variant_dir, variant_hash, EXTENSION};
 use crate::value::{decode, Probe, Value};
 use crate::Error;
@@ -188,8 +189,12 @@ impl<B: Bits> Tablebase<B> {
     }
 
     /// Every legal move with the probe of the position after it; None when one of them is
-    /// not in the tables.
+    /// not in the tables; none where the game is over (one piece each, where that draws).
     pub fn probe_moves(&self, pos: &Position<B>) -> Option<Vec<MoveProbe<B>>> {
+        if drawn_by_material(&self.rules, pos) {
+            // One piece each: the game is over, drawn (as `Game::legal_moves` has no move).
+            return Some(Vec::new());
+        }
         self.rules
             .moves(pos)
             .into_iter()

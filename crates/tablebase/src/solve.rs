@@ -14,7 +14,7 @@
 //!    lost in 1 + its longest successor. What is never settled is a draw.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use damspel_rules::{Bits, Color, Duplicates, Position, Rules, Setup};
@@ -42,17 +42,14 @@ impl Known {
         self.tables.insert(indexer.material(), (indexer, codes));
     }
 
-    /// The code of `pos` for its side to move: decided by the position alone when a side has
-    /// no piece, else from its table.
+    /// The code of `pos` for its side to move: lost when it has no piece, else from its table.
     pub fn code<B: Bits>(&self, pos: &Position<B>) -> Result<u16, Error> {
         let side = pos.side_to_move();
         if pos.pieces(side).is_empty() {
             return Ok(decided(0));
         }
-        if pos.pieces(!side).is_empty() {
-            // Only a set-up position: the side to move has won (Game::outcome).
-            return Ok(decided(0));
-        }
+        // The side that just moved always has a piece; a set-up position where it has none
+        // has no table and no code (a win in 0 plies is not a code): MissingTable below.
         let material = Material::of(pos);
         let (indexer, codes) = self
             .tables
@@ -122,12 +119,13 @@ pub fn drawn_by_material<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> bool {
         && pos.pieces(Color::Black).count() == 1
 }
 
-/// Every slot's code for one signature.
+/// Every slot's code for one signature. `progress` is called from the worker threads after
+/// each chunk; when it returns false the build stops (Error::Stopped) within a chunk per thread.
 pub fn solve<B: Bits>(
     rules: &Rules<B>,
     material: Material,
     known: &Known,
-    progress: &(dyn Fn(Progress) + Sync),
+    progress: &(dyn Fn(Progress) -> bool + Sync),
 ) -> Result<Vec<u16>, Error> {
     let indexer = Indexer::new(rules, material);
     let slots = indexer.len();
@@ -135,20 +133,30 @@ pub fn solve<B: Bits>(
         return Err(Error::TooLarge { material, slots });
     }
     let done = AtomicU64::new(0);
+    let stopped = AtomicBool::new(false);
     let chunks: Vec<Chunk> = (0..slots.div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
+            if stopped.load(Ordering::Relaxed) {
+                return Err(Error::Stopped);
+            }
             let range = c * CHUNK..((c + 1) * CHUNK).min(slots);
             let chunk = forward(rules, &indexer, known, range.clone());
             let n = done.fetch_add(range.end - range.start, Ordering::Relaxed);
-            progress(Progress {
+            let go_on = progress(Progress {
                 material,
                 done: n + range.end - range.start,
                 total: slots,
             });
+            if !go_on {
+                stopped.store(true, Ordering::Relaxed);
+            }
             chunk
         })
         .collect::<Result<_, _>>()?;
+    if stopped.load(Ordering::Relaxed) {
+        return Err(Error::Stopped);
+    }
     Ok(retrograde(slots as usize, chunks))
 }
 

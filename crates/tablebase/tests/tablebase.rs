@@ -19,7 +19,9 @@ fn rules64(id: &str) -> Rules<u64> {
     Rules::new(Catalogue::builtin().get(id).unwrap()).unwrap()
 }
 
-fn no_progress(_: damspel_tablebase::Progress) {}
+fn no_progress(_: damspel_tablebase::Progress) -> bool {
+    true
+}
 
 /// Every position of `material` with either side to move, by plain loops over the squares.
 fn positions_of<B: Bits>(rules: &Rules<B>, material: Material) -> Vec<Position<B>> {
@@ -228,6 +230,19 @@ fn turkish_two_kings_against_one_win_only_by_tactics() {
     let tb = Tablebase::open(dir.path(), &rules).unwrap();
     // One piece each: a draw by the rule book (Turkish D22), whoever is to move.
     check_against_oracle(&rules, &tb, &[Material::new(0, 1, 0, 1), kk_k]);
+    // ... and the game is over there: no move is offered, even a capture.
+    let g = &rules.variant().geometry;
+    let one_each = Setup {
+        side_to_move: Some(Color::White),
+        pieces: vec![
+            (g.parse_square("a1").unwrap(), Piece::king(Color::White)),
+            (g.parse_square("a3").unwrap(), Piece::king(Color::Black)),
+        ],
+    };
+    let pos = Position::from_setup(&rules, &one_each).unwrap();
+    assert!(!rules.moves(&pos).is_empty());
+    assert_eq!(tb.probe(&pos).unwrap().value, Value::Draw);
+    assert!(tb.probe_moves(&pos).unwrap().is_empty());
     // The published 3-piece Turkish table's author: two kings cannot force a win against one;
     // only immediate tactics win. So with the lone king not attacked at once (no capture for
     // the two kings) and either side to move, most positions are drawn, and no win is longer
@@ -393,4 +408,12 @@ fn both_board_widths_give_the_same_files() {
         let y = std::fs::read(table_path(b.path(), wide.variant(), m)).unwrap();
         assert!(x == y, "{m} differs");
     }
+}
+
+#[test]
+fn a_build_can_be_stopped() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    let err = build(&rules, 3, dir.path(), 1, &|_| false).unwrap_err();
+    assert!(matches!(err, Error::Stopped), "{err}");
 }

@@ -9,7 +9,8 @@ use clap::Subcommand;
 use damspel_notation::{format_all, sort_for_reading, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Duplicates, Rules};
 use damspel_tablebase::{
-    build, build_slice, default_dir, plan, verify, Material, Probe, Progress, Tablebase, Value,
+    build, build_slice, default_dir, drawn_by_material, plan, verify, Indexer, Material, Probe,
+    Progress, Tablebase, Value,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -82,10 +83,10 @@ pub enum Action {
         #[arg(long)]
         json: bool,
     },
-    /// The signatures up to --pieces in dependency waves, one line each: `WAVE SIGNATURE`.
-    /// Every signature of a wave needs only tables of earlier waves.
+    /// The signatures up to --pieces in dependency waves, one line each: `WAVE SIGNATURE
+    /// POSITIONS`. Every signature of a wave needs only tables of earlier waves.
     Plan {
-        /// Variant id or alias (checked; the plan is the same for every variant).
+        /// Variant id or alias (the waves are the same for every variant; the sizes are not).
         id: String,
         /// Pieces: 2 to 7.
         #[arg(long, value_parser = options::count(2, MAX_PIECES))]
@@ -147,15 +148,20 @@ pub fn run(catalogue: &Catalogue, action: Action) -> Result<()> {
             with_rules!(variant, |rules| run_stats(&rules, &dir, json))
         }
         Action::Plan { id, pieces } => {
-            catalogue.get(&id)?;
-            for (w, wave) in plan(pieces as u8).iter().enumerate() {
-                for m in wave {
-                    println!("{w} {m}");
-                }
-            }
-            Ok(())
+            let variant = catalogue.get(&id)?;
+            with_rules!(variant, |rules| print_plan(&rules, pieces as u8))
         }
     }
+}
+
+/// One line per signature: wave, signature, slots of its table (both sides to move).
+fn print_plan<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<()> {
+    for (w, wave) in plan(pieces).iter().enumerate() {
+        for &m in wave {
+            println!("{w} {m} {}", Indexer::new(rules, m).len());
+        }
+    }
+    Ok(())
 }
 
 fn run_build<B: Bits>(
@@ -180,6 +186,7 @@ fn run_build<B: Bits>(
             bar.reset();
         }
         bar.set_position(p.done);
+        true
     };
     let start = Instant::now();
     let built = match slice {
@@ -304,7 +311,13 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
         );
     };
     let g = &rules.variant().geometry;
-    let mut legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    // One piece each where that draws: the game is over, no move is played.
+    let over = drawn_by_material(rules, &pos);
+    let mut legal = if over {
+        Vec::new()
+    } else {
+        rules.legal_moves_detailed(&pos, Duplicates::Merge)
+    };
     sort_for_reading(g, &mut legal);
     let names = format_all(g, &legal);
     let mut rows = Vec::new();
@@ -345,7 +358,8 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         let side = pos.side_to_move();
-        println!("{} to move: {}", side, describe(&probe));
+        let why = if over { " (one piece each)" } else { "" };
+        println!("{} to move: {}{why}", side, describe(&probe));
         if let Some(l) = probe.limit {
             println!("limit: {} plies ({} moves each)", l, l / 2);
         }

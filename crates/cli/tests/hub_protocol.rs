@@ -654,7 +654,7 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     use damspel_tablebase::{build, Material, Tablebase, Value};
     let dir = std::env::temp_dir().join(format!("damspel-hub-tb-{}", std::process::id()));
     let rules = Rules::<u64>::new(Catalogue::builtin().get("international").unwrap()).unwrap();
-    build(&rules, 3, &dir, 2, &|_| {}).unwrap();
+    build(&rules, 3, &dir, 2, &|_| true).unwrap();
     let tb = Tablebase::open(&dir, &rules).unwrap();
     let m: Material = "KMvK".parse().unwrap();
     let squares = rules.variant().geometry.all_squares().to_vec();

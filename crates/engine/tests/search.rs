@@ -234,7 +234,7 @@ mod tables {
 
     fn tables(id: &str, dir: &Path) -> (Arc<Rules<u64>>, Arc<Tablebase<u64>>) {
         let rules = Arc::new(Rules::<u64>::new(Catalogue::builtin().get(id).unwrap()).unwrap());
-        build(&rules, 3, dir, 2, &|_| {}).unwrap();
+        build(&rules, 3, dir, 2, &|_| true).unwrap();
         let tb = Arc::new(Tablebase::open(dir, &rules).unwrap());
         (rules, tb)
     }
@@ -449,7 +449,7 @@ mod tables {
             let dir = tempfile::tempdir().unwrap();
             let (rules, _) = tables(id, dir.path());
             let m: Material = "KKKvK".parse().unwrap();
-            build_slice(&rules, m, dir.path(), 2, &|_| {}).unwrap();
+            build_slice(&rules, m, dir.path(), 2, &|_| true).unwrap();
             let tb = Arc::new(Tablebase::open(dir.path(), &rules).unwrap());
             let mut rng = Rng(0x5851_F42D_4C95_7F2D);
             let slots = tb.header(m).unwrap().slots;

@@ -255,7 +255,7 @@ async fn the_tablebase_verdict_of_a_position() {
 
     let dir = std::env::temp_dir().join(format!("damspel-server-tb-{}", std::process::id()));
     let rules = Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap();
-    build(&rules, 3, &dir, 2, &|_| {}).unwrap();
+    build(&rules, 3, &dir, 2, &|_| true).unwrap();
     let tb = Tablebase::open(&dir, &rules).unwrap();
     let m = "KKvK".parse().unwrap();
     // A won position with White to move, and more than one move.

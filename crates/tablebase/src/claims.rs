@@ -307,7 +307,7 @@ mod tests {
     fn turkish_claims_are_settled_as_published_and_by_the_rule_book() {
         let dir = tempfile::tempdir().unwrap();
         let rules = Rules::<u64>::new(Catalogue::builtin().get("turkish").unwrap()).unwrap();
-        crate::build(&rules, 3, dir.path(), 2, &|_| {}).unwrap();
+        crate::build(&rules, 3, dir.path(), 2, &|_| true).unwrap();
         let tb = Tablebase::open(dir.path(), &rules).unwrap();
         let kk = &CLAIMS[0];
         assert_eq!((kk.variant, kk.material), ("turkish", "KKvK"));

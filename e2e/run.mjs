@@ -1272,3 +1272,28 @@ e2e('atlas: /atlas shows the metric table and the plots, and a variant page', as
   await page.close();
   assert.deepEqual(errors, [], 'the atlas pages logged errors');
 });
+
+// Issue 13, item 6: the endgame tables' verdict under the board (the e2e server has Russian's
+// 3-piece tables). The page shows what GET /api/tablebase says, with every move's value, and
+// hides it beyond the tables.
+test('the endgame tables verdict', async () => {
+  const page = await openPage();
+  const fen = 'W:WK1,K6:BK32';
+  const want = await api('GET', `/api/tablebase?variant=russian&fen=${encodeURIComponent(fen)}`);
+  assert.equal(want.in_tables, true);
+  // The start position is beyond the tables: no verdict.
+  await newGame(page, { variant: 'russian', opponent: 'human' });
+  await page.waitForSelector('[data-role="tb"][hidden]', { state: 'attached' });
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  await page.selectOption('[data-field="import-variant"]', 'russian');
+  await page.selectOption('[data-field="import-players"]', 'human-human');
+  await page.fill('[data-field="import-text"]', fen);
+  await page.click('[data-action="import"]');
+  await page.waitForSelector('[data-role="tb"]:not([hidden]) [data-role="tb-text"]');
+  assert.equal((await page.textContent('[data-role="tb-text"]')).trim(), want.text);
+  assert.equal((await page.$$('[data-role="tb"] li')).length, want.moves.length);
+  assert.equal(await page.getAttribute('[data-role="tb"] li', 'data-value'), want.moves[0].value);
+  await shot(page, 'tablebase-verdict.png');
+  await closePage(page);
+});

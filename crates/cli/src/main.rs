@@ -65,6 +65,9 @@ enum Command {
         /// read-only.
         #[arg(long, value_name = "PATH")]
         atlas_db: Option<PathBuf>,
+        /// Folder of endgame tables for the page's verdicts (default: the cache folder).
+        #[arg(long)]
+        tb_dir: Option<PathBuf>,
     },
     /// List the variants: id, name, family and board.
     Variants {
@@ -129,6 +132,9 @@ enum Command {
         hash: usize,
         #[arg(long)]
         json: bool,
+        /// Folder of endgame tables (default: the cache folder, see docs/tablebases.md).
+        #[arg(long)]
+        tb_dir: Option<std::path::PathBuf>,
     },
     /// Play a game against the engine in the terminal.
     Play {
@@ -149,6 +155,9 @@ enum Command {
         /// Playing level, 1 (a beginner can win) to 8 (full strength: --time or --depth).
         #[arg(long, value_parser = |s: &str| s.parse::<damspel_engine::Level>())]
         level: Option<damspel_engine::Level>,
+        /// Folder of endgame tables, used at full strength (default: the cache folder).
+        #[arg(long)]
+        tb_dir: Option<PathBuf>,
     },
     /// Fit the evaluation weights to self-play games (Texel's method) and write a weights file.
     Tune {
@@ -282,6 +291,23 @@ enum Command {
         #[command(subcommand)]
         action: commands::atlas::Action,
     },
+    /// The seeds' endgame claims settled from the tables: writes docs/claims.md.
+    Claims {
+        /// Folder of the tables (default: the cache folder, see docs/tablebases.md).
+        #[arg(long)]
+        tb_dir: Option<std::path::PathBuf>,
+        /// The page to write.
+        #[arg(long, default_value = "docs/claims.md")]
+        out: std::path::PathBuf,
+        /// Build the tables a claim needs when they are missing.
+        #[arg(long)]
+        build: bool,
+    },
+    /// Endgame tablebases: build, probe, verify, stats, plan (docs/tablebases.md).
+    Tablebase {
+        #[command(subcommand)]
+        action: commands::tablebase::Action,
+    },
     /// Print perft from every variant's start position, both conventions, as Markdown.
     PerftTable {
         /// Deepest depth in plies: 1 to 64.
@@ -346,6 +372,7 @@ fn main() -> ExitCode {
             max_connections,
             idle_minutes,
             atlas_db,
+            tb_dir,
         } => commands::serve::run(
             catalogue,
             commands::serve::Options {
@@ -358,6 +385,7 @@ fn main() -> ExitCode {
                 max_connections: usize::from(max_connections),
                 idle_minutes,
                 atlas_db,
+                tb_dir,
             },
         ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),
@@ -391,6 +419,7 @@ fn main() -> ExitCode {
             threads,
             hash,
             json,
+            tb_dir,
         } => commands::analyze::run(
             &catalogue,
             &commands::analyze::Args {
@@ -401,6 +430,7 @@ fn main() -> ExitCode {
                 threads,
                 hash,
                 json,
+                tb_dir: tb_dir.as_deref(),
             },
         ),
         Command::Play {
@@ -410,6 +440,7 @@ fn main() -> ExitCode {
             color,
             fen,
             level,
+            tb_dir,
         } => commands::play::run(
             &catalogue,
             &commands::play::Args {
@@ -419,6 +450,7 @@ fn main() -> ExitCode {
                 color: color.as_deref(),
                 fen: fen.as_deref(),
                 level,
+                tb_dir: tb_dir.as_deref(),
             },
         ),
         Command::Tune {
@@ -503,6 +535,10 @@ fn main() -> ExitCode {
         Command::Review(args) => commands::review::run(&catalogue, &args),
         Command::Atlas { action } => commands::atlas::run(&catalogue, action),
         Command::Bench { depth, json } => commands::bench::run(&catalogue, depth, json),
+        Command::Tablebase { action } => commands::tablebase::run(&catalogue, action),
+        Command::Claims { tb_dir, out, build } => {
+            commands::claims::run(&catalogue, &commands::claims::Args { tb_dir, out, build })
+        }
         Command::PerftTable {
             depth,
             threads,

@@ -545,3 +545,137 @@ fn the_atlas_sharded_over_slurm_equals_the_one_process_run() {
         "{text}"
     );
 }
+
+#[test]
+fn tablebase_commands() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let out = damspel(&["tablebase", "plan", "russian", "--pieces", "3"]);
+    assert!(out.status.success());
+    let plan = stdout(&out);
+    assert!(plan.lines().all(|l| l.split(' ').count() == 3), "{plan}");
+    // A king each on 32 squares: 32 * 31 placements, either side to move.
+    assert!(plan.lines().any(|l| l == "0 KvK 1984"), "{plan}");
+    let out = damspel(&[
+        "tablebase",
+        "build",
+        "russian",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A king each, White's on 1 (FMJD numbering) and Black's next to it on 5... either way,
+    // the probe names the side to move and lists every legal move.
+    let out = damspel(&[
+        "tablebase",
+        "probe",
+        "russian",
+        "--fen",
+        "W:WK1:BK32",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("white to move: "),
+        "{}",
+        stdout(&out)
+    );
+    let out = damspel(&[
+        "tablebase",
+        "probe",
+        "russian",
+        "--fen",
+        "W:WK1:BK32",
+        "--tb-dir",
+        d,
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(json["moves"].as_array().is_some_and(|m| !m.is_empty()));
+    let out = damspel(&[
+        "tablebase",
+        "verify",
+        "russian",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = damspel(&["tablebase", "stats", "russian", "--tb-dir", d]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (args, needle) in [
+        (
+            vec![
+                "tablebase",
+                "build",
+                "russian",
+                "--pieces",
+                "3",
+                "--slice",
+                "KKX",
+                "--tb-dir",
+                d,
+            ],
+            "not a material signature",
+        ),
+        (
+            vec![
+                "tablebase",
+                "probe",
+                "russian",
+                "--fen",
+                "W:WK1,K2:BK32",
+                "--tb-dir",
+                d,
+            ],
+            "no table for KKvK",
+        ),
+        (vec!["tablebase", "build", "russian", "--pieces", "9"], "9"),
+    ] {
+        let out = damspel(&args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        let err = stderr(&out);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // A user's variant on 100 squares (Rules<u128>), one piece each: drawn, no move listed.
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big-turkish.toml");
+    std::fs::write(
+        &file,
+        "id = \"big-turkish\"\nname = \"x\"\naliases = []\nblock = \"user\"\n\
+         description = \"x\"\nextends = \"turkish\"\n[board]\nwidth = 10\nheight = 10\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    let out = damspel(&[
+        "--variant-file",
+        f,
+        "tablebase",
+        "build",
+        "big-turkish",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = damspel(&[
+        "--variant-file",
+        f,
+        "tablebase",
+        "probe",
+        "big-turkish",
+        "--fen",
+        "W:WKa1:BKa3",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "white to move: draw (one piece each)");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -645,3 +645,83 @@ fn the_level_parameter_is_declared_checked_and_played() {
     assert_eq!(value(info, "depth"), Some("1"), "{lines:?}");
     assert!(hub.close().success());
 }
+
+#[test]
+fn the_tb_dir_parameter_gives_the_engine_the_tables() {
+    // Issue 13, item 5, over the Hub: with `tb-dir`, a won table position is played by the
+    // tables' fastest win even at depth 1. The expected moves are the tables' own.
+    use damspel_rules::{Catalogue, Color, Rules};
+    use damspel_tablebase::{build, Material, Tablebase, Value};
+    let dir = std::env::temp_dir().join(format!("damspel-hub-tb-{}", std::process::id()));
+    let rules = Rules::<u64>::new(Catalogue::builtin().get("international").unwrap()).unwrap();
+    build(&rules, 3, &dir, 2, &|_| true).unwrap();
+    let tb = Tablebase::open(&dir, &rules).unwrap();
+    let m: Material = "KMvK".parse().unwrap();
+    let squares = rules.variant().geometry.all_squares().to_vec();
+    // White to move, won, and with moves that do not win (so a plain depth-1 choice may miss).
+    let (pos, fastest, distance) = (0..tb.header(m).unwrap().slots)
+        .filter_map(|s| tb.position(m, s))
+        .find_map(|p| {
+            let probe = tb.probe(&p)?;
+            if p.side_to_move() != Color::White || probe.value != Value::Win || probe.distance < 7 {
+                return None;
+            }
+            let moves = tb.probe_moves(&p)?;
+            if moves.iter().all(|mp| mp.after.value == Value::Loss) {
+                return None;
+            }
+            let ends: Vec<(u32, u32)> = moves
+                .iter()
+                .filter(|mp| {
+                    mp.after.value == Value::Loss && mp.after.distance + 1 == probe.distance
+                })
+                .map(|mp| {
+                    let n = |sq| squares.iter().position(|&s| s == sq).unwrap() as u32 + 1;
+                    (n(mp.mv.from()), n(mp.mv.to()))
+                })
+                .collect();
+            Some((p, ends, probe.distance))
+        })
+        .unwrap();
+    let text: String = std::iter::once('W')
+        .chain(squares.iter().map(|&sq| match pos.piece_at(sq) {
+            None => 'e',
+            Some(p) => match (p.color, p.king) {
+                (Color::White, false) => 'w',
+                (Color::White, true) => 'W',
+                (Color::Black, false) => 'b',
+                (Color::Black, true) => 'B',
+            },
+        }))
+        .collect();
+    let mut hub = Hub::start();
+    hub.send("hub");
+    let lines = hub.until(|l| l == "wait", Duration::from_secs(10));
+    assert!(
+        lines.iter().any(|l| l.starts_with("param name=tb-dir")),
+        "{lines:?}"
+    );
+    hub.send("set-param name=variant value=international");
+    hub.send(&format!(
+        "set-param name=tb-dir value=\"{}\"",
+        dir.display()
+    ));
+    hub.send("init");
+    hub.until(|l| l == "ready", Duration::from_secs(30));
+    hub.send("new-game");
+    hub.send(&format!("pos pos={text}"));
+    let lines = hub.think("level depth=1");
+    let mv = value(lines.last().unwrap(), "move").unwrap_or_else(|| panic!("{lines:?}"));
+    let parts: Vec<u32> = mv.split(['-', 'x']).map(|s| s.parse().unwrap()).collect();
+    let ends = (parts[0], *parts.last().unwrap());
+    assert!(
+        fastest.contains(&ends),
+        "{mv} not among the fastest wins {fastest:?}"
+    );
+    // The score is the tables' win (a win in n plies is 100 - n/100 men over the Hub).
+    let info = lines.iter().rfind(|l| l.starts_with("info ")).unwrap();
+    let want = format!("{:.2}", f64::from(10_000 - distance as i32) / 100.0);
+    assert_eq!(value(info, "score"), Some(want.as_str()), "{lines:?}");
+    assert!(hub.close().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}

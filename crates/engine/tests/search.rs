@@ -219,3 +219,299 @@ fn multipv_finds_distinct_root_moves_best_first() {
     want.sort_by_key(|m| format!("{m:?}"));
     assert_eq!(got, want);
 }
+
+// Endgame tables (issue 13, item 5). The expected values are the tables' own, built here by
+// the tablebase crate (checked there against a naive retrograde oracle), never the engine's.
+
+mod tables {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use damspel_engine::{Engine, Limits, Score, Silent};
+    use damspel_rules::game::Outcome;
+    use damspel_rules::{Catalogue, Color, Game, Piece, Position, Rules, Setup, Square};
+    use damspel_tablebase::{build, Material, Tablebase, Value};
+
+    fn tables(id: &str, dir: &Path) -> (Arc<Rules<u64>>, Arc<Tablebase<u64>>) {
+        let rules = Arc::new(Rules::<u64>::new(Catalogue::builtin().get(id).unwrap()).unwrap());
+        build(&rules, 3, dir, 2, &|_| true).unwrap();
+        let tb = Arc::new(Tablebase::open(dir, &rules).unwrap());
+        (rules, tb)
+    }
+
+    /// A seeded generator (xorshift), so the sample is the same on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// `count` won 3-piece positions whose win fits the variant's limits, drawn from the tables.
+    fn won_sample(tb: &Tablebase<u64>, count: usize, rng: &mut Rng) -> Vec<Position<u64>> {
+        let materials: Vec<Material> = tb
+            .materials()
+            .into_iter()
+            .filter(|m| m.total() == 3)
+            .collect();
+        let mut out = Vec::new();
+        while out.len() < count {
+            let m = materials[rng.below(materials.len() as u64) as usize];
+            let slots = tb.header(m).unwrap().slots;
+            let Some(pos) = tb.position(m, rng.below(slots)) else {
+                continue;
+            };
+            let p = tb.probe(&pos).unwrap();
+            if p.value == Value::Win && !p.cursed && p.distance > 1 {
+                out.push(pos);
+            }
+        }
+        out
+    }
+
+    /// Engine against engine, both with the tables, from won positions: the side to move wins
+    /// in exactly the table's distance (both play perfectly: the fastest win against the
+    /// longest resistance), and each of the winner's moves leads to a loss for the opponent one
+    /// ply shorter.
+    fn plays_table_endings_perfectly(id: &str, seed: u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, tb) = tables(id, dir.path());
+        let mut rng = Rng(seed);
+        for start in won_sample(&tb, 15, &mut rng) {
+            let distance = tb.probe(&start).unwrap().distance;
+            let winner = start.side_to_move();
+            let mut game = Game::from_position(rules.clone(), start);
+            let mut engine = Engine::new(rules.clone(), 1);
+            engine.set_tablebase(Some(tb.clone()));
+            let mut plies = 0;
+            while game.outcome().is_none() && plies <= distance {
+                let before = tb.probe(game.position()).unwrap();
+                let mv = engine
+                    .search(&game, &Limits::depth(3), &mut Silent)
+                    .best
+                    .unwrap();
+                let after = tb.probe(&game.position().play(&mv)).unwrap();
+                if game.position().side_to_move() == winner {
+                    assert_eq!(after.value, Value::Loss, "{id}: {start:?} ply {plies}");
+                    assert_eq!(after.distance, before.distance - 1, "{id}: {start:?}");
+                } else {
+                    assert_eq!(after.distance, before.distance - 1, "{id}: {start:?}");
+                }
+                assert!(game.play(&mv));
+                plies += 1;
+            }
+            assert!(
+                matches!(game.outcome(), Some(Outcome::Win { winner: w, .. }) if w == winner),
+                "{id}: {start:?}: {:?} after {plies} plies",
+                game.outcome()
+            );
+            assert_eq!(plies, distance, "{id}: {start:?}");
+        }
+    }
+
+    #[test]
+    fn the_engine_plays_turkish_table_endings_perfectly() {
+        plays_table_endings_perfectly("turkish", 0x9E37_79B9_7F4A_7C15);
+    }
+
+    #[test]
+    fn the_engine_plays_russian_table_endings_perfectly() {
+        plays_table_endings_perfectly("russian", 0xD1B5_4A32_D192_ED03);
+    }
+
+    /// Positions of 4 pieces (beyond the 3-piece tables) where the side to move must capture
+    /// into the tables and wins: the search sees the exact win at depth 1 with the tables, as
+    /// the tables give it (the best of the captures' table values), and not without them.
+    #[test]
+    fn a_capture_into_the_tables_scores_the_tables_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, tb) = tables("russian", dir.path());
+        let squares: Vec<Square> = rules.variant().geometry.all_squares().to_vec();
+        let pieces = [
+            Piece::king(Color::White),
+            Piece::king(Color::White),
+            Piece::king(Color::Black),
+            Piece::man(Color::Black),
+        ];
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut found = 0;
+        let mut tries = 0;
+        while found < 5 {
+            tries += 1;
+            assert!(tries < 200_000, "too few positions found");
+            let mut placed: Vec<(Square, Piece)> = Vec::new();
+            for &piece in &pieces {
+                let sq = squares[rng.below(squares.len() as u64) as usize];
+                if placed.iter().any(|&(s, _)| s == sq) {
+                    break;
+                }
+                placed.push((sq, piece));
+            }
+            let setup = Setup {
+                side_to_move: Some(Color::White),
+                pieces: placed,
+            };
+            if setup.pieces.len() < 4 {
+                continue;
+            }
+            let Ok(pos) = Position::from_setup(&rules, &setup) else {
+                continue;
+            };
+            let moves = rules.moves(&pos);
+            if moves.is_empty() || !moves.iter().all(|m| m.is_capture()) {
+                continue;
+            }
+            // The tables' value: the best capture, each child probed for the opponent.
+            let best = moves
+                .iter()
+                .map(|mv| {
+                    let p = tb.probe(&pos.play(mv)).unwrap();
+                    match p.value {
+                        Value::Loss => Score::win_in(1 + p.distance),
+                        Value::Win => Score::loss_in(1 + p.distance),
+                        Value::Draw => Score::DRAW,
+                    }
+                })
+                .max()
+                .unwrap();
+            // Long wins only: a short one the plain search sees through its extensions.
+            if best <= Score::DRAW || best.plies_to_result().is_none_or(|n| n < 9) {
+                continue;
+            }
+            found += 1;
+            let game = Game::from_position(rules.clone(), pos);
+            let mut engine = Engine::new(rules.clone(), 1);
+            engine.set_tablebase(Some(tb.clone()));
+            let with = engine.search(&game, &Limits::depth(1), &mut Silent).score;
+            assert_eq!(with, best, "{pos:?}");
+            let mut plain = Engine::new(rules.clone(), 1);
+            let without = plain.search(&game, &Limits::depth(1), &mut Silent).score;
+            assert_ne!(without, best, "{pos:?}");
+        }
+    }
+
+    /// In a drawn table position the engine plays a drawing move, and with no tables in the
+    /// folder it searches as before.
+    #[test]
+    fn a_drawn_table_position_keeps_the_draw() {
+        let dir = tempfile::tempdir().unwrap();
+        let (rules, tb) = tables("international", dir.path());
+        let empty = tempfile::tempdir().unwrap();
+        let none = Arc::new(Tablebase::open(empty.path(), &rules).unwrap());
+        let mut rng = Rng(0xA076_1D64_78BD_642F);
+        let mut checked = 0;
+        let m = "KMvK".parse::<Material>().unwrap();
+        let slots = tb.header(m).unwrap().slots;
+        while checked < 10 {
+            let Some(pos) = tb.position(m, rng.below(slots)) else {
+                continue;
+            };
+            if tb.probe(&pos).unwrap().value != Value::Draw {
+                continue;
+            }
+            // Only positions where some move loses the draw.
+            let moves = rules.moves(&pos);
+            if moves
+                .iter()
+                .all(|mv| tb.probe(&pos.play(mv)).unwrap().value == Value::Draw)
+            {
+                continue;
+            }
+            checked += 1;
+            let game = Game::from_position(rules.clone(), pos);
+            let mut engine = Engine::new(rules.clone(), 1);
+            engine.set_tablebase(Some(tb.clone()));
+            let mv = engine
+                .search(&game, &Limits::depth(2), &mut Silent)
+                .best
+                .unwrap();
+            assert_eq!(tb.probe(&pos.play(&mv)).unwrap().value, Value::Draw);
+            let mut plain = Engine::new(rules.clone(), 1);
+            plain.set_tablebase(Some(none.clone()));
+            let r = plain.search(&game, &Limits::depth(2), &mut Silent);
+            assert!(r.best.is_some() && r.depth == 2);
+        }
+    }
+
+    /// docs/strength.md, "Endgame tables": won 4-piece endings (three kings against one) that
+    /// the engine converts with and without the tables, at the same nodes per move, against a
+    /// defender with the tables (the longest resistance). Slow (a minute in release); run with
+    /// `cargo test --release -p damspel-engine --test search -- --ignored --nocapture conversions`.
+    #[test]
+    #[ignore]
+    fn conversions_with_and_without_tables() {
+        use damspel_tablebase::build_slice;
+        for id in ["turkthic-2", "international"] {
+            let dir = tempfile::tempdir().unwrap();
+            let (rules, _) = tables(id, dir.path());
+            let m: Material = "KKKvK".parse().unwrap();
+            build_slice(&rules, m, dir.path(), 2, &|_| true).unwrap();
+            let tb = Arc::new(Tablebase::open(dir.path(), &rules).unwrap());
+            let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+            let slots = tb.header(m).unwrap().slots;
+            let mut starts = Vec::new();
+            while starts.len() < 20 {
+                let Some(pos) = tb.position(m, rng.below(slots)) else {
+                    continue;
+                };
+                let p = tb.probe(&pos).unwrap();
+                // Won for White with White to move, not by an immediate capture, within limits.
+                if pos.side_to_move() == Color::White
+                    && p.value == Value::Win
+                    && !p.cursed
+                    && p.distance >= 9
+                    && !rules.has_capture(&pos)
+                {
+                    starts.push((pos, p.distance));
+                }
+            }
+            for with_tables in [true, false] {
+                let (mut won, mut plies_sum) = (0, 0);
+                for (start, _) in &starts {
+                    let mut game = Game::from_position(rules.clone(), *start);
+                    let mut attacker = Engine::new(rules.clone(), 16);
+                    if with_tables {
+                        attacker.set_tablebase(Some(tb.clone()));
+                    }
+                    let mut defender = Engine::new(rules.clone(), 16);
+                    defender.set_tablebase(Some(tb.clone()));
+                    let limits = Limits {
+                        nodes: Some(20_000),
+                        ..Limits::default()
+                    };
+                    let mut plies = 0;
+                    while game.outcome().is_none() && plies < 300 {
+                        let engine = if game.position().side_to_move() == Color::White {
+                            &mut attacker
+                        } else {
+                            &mut defender
+                        };
+                        let mv = engine.search(&game, &limits, &mut Silent).best.unwrap();
+                        game.play(&mv);
+                        plies += 1;
+                    }
+                    if matches!(
+                        game.outcome(),
+                        Some(Outcome::Win {
+                            winner: Color::White,
+                            ..
+                        })
+                    ) {
+                        won += 1;
+                        plies_sum += plies;
+                    }
+                }
+                let total: u32 = starts.iter().map(|(_, d)| d).sum();
+                eprintln!(
+                    "{id} KKKvK: {} tables: won {won}/{} (plies {plies_sum}; table distances {total})",
+                    if with_tables { "with" } else { "without" },
+                    starts.len()
+                );
+            }
+        }
+    }
+}

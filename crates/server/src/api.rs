@@ -42,6 +42,8 @@ pub struct Settings {
     pub idle_game: Duration,
     /// Games kept in memory at most (least recently used leave first).
     pub max_games: usize,
+    /// Folder of the endgame tables (`serve --tb-dir`).
+    pub tb_dir: std::path::PathBuf,
 }
 
 impl Default for Settings {
@@ -52,6 +54,7 @@ impl Default for Settings {
             work_threads: cores.clamp(2, 16),
             idle_game: Duration::from_secs(600),
             max_games: 1000,
+            tb_dir: damspel_tablebase::default_dir(),
         }
     }
 }
@@ -80,6 +83,8 @@ pub struct AppState {
     /// The server's access token, if it has one: an invitation link carries it, or the
     /// friend's device could not open the page at all.
     pub(crate) access_token: std::sync::OnceLock<String>,
+    /// Folder of the endgame tables.
+    pub(crate) tb_dir: std::path::PathBuf,
 }
 
 impl AppState {
@@ -93,6 +98,7 @@ impl AppState {
             searches: Pool::new("engine searches", settings.searches, MAX_WAITING, MAX_WAIT),
             reviews: Default::default(),
             access_token: std::sync::OnceLock::new(),
+            tb_dir: settings.tb_dir.clone(),
         }
     }
 
@@ -1303,6 +1309,33 @@ pub async fn check_position(
         .run(None, move || check_fen(&v, &body.fen))
         .await??;
     Ok(Json(json!({"ok": true, "fen": fen})))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TablebaseQuery {
+    variant: String,
+    fen: String,
+}
+
+/// `GET /api/tablebase?variant=ID&fen=FEN`: the endgame tables' verdict (tables.rs).
+pub async fn tablebase(
+    State(app): App,
+    query: Result<axum::extract::Query<TablebaseQuery>, axum::extract::rejection::QueryRejection>,
+) -> AppResult<Json<Value>> {
+    let q = query.map_err(|e| ApiError::bad_request(e.body_text()))?.0;
+    if q.fen.len() > MAX_FEN {
+        return Err(ApiError::unprocessable(format!(
+            "a FEN may have at most {MAX_FEN} characters"
+        )));
+    }
+    let v = app.variant(&q.variant)?;
+    let dir = app.tb_dir.clone();
+    let answer = app
+        .work
+        .run(None, move || crate::tables::verdict(&dir, &v, &q.fen))
+        .await??;
+    Ok(Json(answer))
 }
 
 pub async fn not_found() -> ApiError {

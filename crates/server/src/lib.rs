@@ -14,6 +14,7 @@ mod review;
 mod seats;
 mod session;
 mod store;
+mod tables;
 mod transport;
 mod tree;
 mod web;
@@ -121,6 +122,7 @@ pub fn router(
             get(review::get).post(review::start).delete(review::cancel),
         )
         .route("/api/positions/check", post(api::check_position))
+        .route("/api/tablebase", get(api::tablebase))
         .route("/api/{*rest}", get(api::not_found).post(api::not_found))
         .merge(atlas::routes(atlas))
         .method_not_allowed_fallback(api::method_not_allowed)

@@ -245,3 +245,76 @@ async fn a_restart_resumes_every_game() {
     assert_eq!(again["redo"], 1, "the undone move can still be redone");
     server.stop().await;
 }
+
+/// Issue 13, item 6: the endgame tables' verdict for the page. Expected values are the tables'
+/// own, read here through the tablebase crate (checked there against a naive oracle).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tablebase_verdict_of_a_position() {
+    use damspel_rules::{Catalogue, Rules};
+    use damspel_tablebase::{build, Tablebase, Value};
+
+    let dir = std::env::temp_dir().join(format!("damspel-server-tb-{}", std::process::id()));
+    let rules = Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap();
+    build(&rules, 3, &dir, 2, &|_| true).unwrap();
+    let tb = Tablebase::open(&dir, &rules).unwrap();
+    let m = "KKvK".parse().unwrap();
+    // A won position with White to move, and more than one move.
+    let pos = (0..tb.header(m).unwrap().slots)
+        .filter_map(|s| tb.position(m, s))
+        .find(|p| {
+            let probe = tb.probe(p).unwrap();
+            probe.value == Value::Win && probe.distance > 5 && rules.moves(p).len() > 3
+        })
+        .unwrap();
+    let probe = tb.probe(&pos).unwrap();
+    let fen = damspel_notation::write_fen(&rules.variant().geometry, &pos);
+
+    let mut config = common::config(temp_db("tablebase"), 1);
+    config.settings.tb_dir = dir.clone();
+    let server = TestServer::start_with(config).await;
+    let c = reqwest::Client::new();
+    let url = |fen: &str| server.url(&format!("/api/tablebase?variant=russian&fen={fen}"));
+    let (status, r) = get(&c, &url(&fen)).await;
+    assert_eq!(status, 200, "{r}");
+    assert_eq!(r["in_tables"], true);
+    assert_eq!(r["value"], "win");
+    assert_eq!(r["distance"], probe.distance);
+    let side = if pos.side_to_move() == damspel_rules::Color::White {
+        "White"
+    } else {
+        "Black"
+    };
+    assert_eq!(
+        r["text"],
+        format!("{side} wins in {} plies", probe.distance)
+    );
+    let moves = r["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), rules.moves(&pos).len());
+    // Best first: the fastest win, as long as the position's own distance.
+    assert_eq!(moves[0]["value"], "win");
+    assert_eq!(moves[0]["distance"], probe.distance);
+    // Every move's value as the tables give it.
+    let wins = rules
+        .moves(&pos)
+        .iter()
+        .filter(|mv| tb.probe(&pos.play(mv)).unwrap().value == Value::Loss)
+        .count();
+    assert_eq!(moves.iter().filter(|m| m["value"] == "win").count(), wins);
+
+    // The start position is beyond the tables; a bad FEN is a 422, a missing field a 400.
+    let (status, r) = get(
+        &c,
+        &url("W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12"),
+    )
+    .await;
+    assert_eq!(
+        (status, r["in_tables"].clone()),
+        (200, serde_json::Value::Bool(false))
+    );
+    let (status, _) = get(&c, &url("W:Wzz")).await;
+    assert_eq!(status, 422);
+    let (status, _) = get(&c, &server.url("/api/tablebase?variant=russian")).await;
+    assert_eq!(status, 400);
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

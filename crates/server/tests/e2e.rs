@@ -71,11 +71,22 @@ fn fixture_atlas(db: &Path) -> PathBuf {
     atlas
 }
 
+/// Russian's 3-piece endgame tables beside the database (a second), for the page's verdict.
+fn tables(db: &std::path::Path) -> PathBuf {
+    let dir = db.with_file_name("tables");
+    let rules =
+        damspel_rules::Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap();
+    damspel_tablebase::build(&rules, 3, &dir, 2, &|_| true).expect("the tables build");
+    dir
+}
+
 fn start_in_process(db: PathBuf) -> (String, Server) {
+    let tb_dir = tables(&db);
     let (addr_tx, addr_rx) = mpsc::channel::<SocketAddr>();
     let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
     let mut config = damspel_server::Config::new("127.0.0.1:0".parse().unwrap(), db.clone());
     config.atlas_db = Some(fixture_atlas(&db));
+    config.settings.tb_dir = tb_dir;
     let thread = std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
@@ -111,11 +122,14 @@ fn start_binary(bin: &str, db: PathBuf) -> (String, Server) {
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
+    let tb_dir = tables(&db);
     let child = Command::new(bin)
         .args(["serve", "--port", &port.to_string(), "--db"])
         .arg(&db)
         .arg("--atlas-db")
         .arg(fixture_atlas(&db))
+        .arg("--tb-dir")
+        .arg(&tb_dir)
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
     let server = Server::Binary(child);

@@ -495,7 +495,37 @@ function shownPieces() {
   return S.previewPieces;
 }
 
+/* ---------- endgame tables: the verdict on the position shown (play, analysis, editor) ---------- */
+
+let tbKey = '';
+/** Asks GET /api/tablebase when the position shown changes; shows the verdict and every
+ *  move's value, or hides the panel outside the tables. */
+async function renderTablebase() {
+  const el = $('[data-role="tb"]');
+  if (!el) return;
+  const id = S.mode === 'editor' ? S.editor?.detail?.id : S.detail?.id;
+  const fen = S.mode === 'editor' ? (S.editor ? editorFen() : '') : S.mode === 'play' && S.game ? S.game.fen : '';
+  const key = `${id}|${fen}`;
+  if (key === tbKey) return;
+  tbKey = key;
+  if (!id || !fen) { el.hidden = true; return; }
+  let r;
+  try {
+    r = await api('GET', `/api/tablebase?variant=${encodeURIComponent(id)}&fen=${encodeURIComponent(fen)}`, undefined, false);
+  } catch (_) { r = null; }
+  if (tbKey !== key) return;
+  if (!r || !r.in_tables) { el.hidden = true; el.removeAttribute('data-value'); return; }
+  el.hidden = false;
+  el.setAttribute('data-value', r.value);
+  const moves = (r.moves || []).map((m) => {
+    const v = m.value === 'win' ? `wins in ${m.distance}` : m.value === 'loss' ? `loses in ${m.distance}` : m.value === 'draw' ? 'draw' : '?';
+    return `<li data-move="${esc(m.move)}" data-value="${esc(m.value || '')}"><b>${esc(m.move)}</b> ${esc(v)}${m.cursed ? ' (cursed)' : ''}</li>`;
+  }).join('');
+  el.innerHTML = `<div class="tb-text" data-role="tb-text">${esc(r.text)}</div><ol class="tb-moves">${moves}</ol>`;
+}
+
 function renderBoard(anim) {
+  renderTablebase();
   const el = $('#board');
   const detail = S.mode === 'editor' ? S.editor.detail : S.detail;
   if (!detail) {

@@ -17,6 +17,7 @@ pub struct Args<'a> {
     pub threads: usize,
     pub hash: usize,
     pub json: bool,
+    pub tb_dir: Option<&'a std::path::Path>,
 }
 
 /// The limits of `--time` / `--depth` (default: 5 seconds).
@@ -94,6 +95,7 @@ fn analyze<B: Bits>(rules: Arc<Rules<B>>, args: &Args, limits: &Limits) -> Resul
     }
     let mut engine = Engine::try_new(rules.clone(), args.hash)?;
     engine.set_threads(args.threads);
+    engine.set_tablebase(super::tables(&rules, args.tb_dir)?);
     let json = args.json;
     let mut report = |info: &Info<B>| {
         let pv = line_notation(&rules, &pos, &info.pv);

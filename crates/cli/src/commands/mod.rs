@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod atlas;
 pub mod atlas_report;
 pub mod bench;
+pub mod claims;
 pub mod dxp;
 pub mod hub;
 pub mod matches;
@@ -15,12 +16,25 @@ pub mod play;
 pub mod review;
 pub mod rules;
 pub mod serve;
+pub mod tablebase;
 pub mod tune;
 pub mod variants;
 pub mod weights;
 
+use std::path::Path;
+use std::sync::Arc;
+
 use anyhow::Result;
 use damspel_rules::{Bits, Position, Rules};
+use damspel_tablebase::{default_dir, Tablebase};
+
+/// The endgame tables of `--tb-dir` (default: the cache folder) for an engine: None when the
+/// folder holds none for this variant; a damaged or outdated table is an error.
+pub fn tables<B: Bits>(rules: &Rules<B>, dir: Option<&Path>) -> Result<Option<Arc<Tablebase<B>>>> {
+    let dir = dir.map_or_else(default_dir, Path::to_path_buf);
+    let tb = Tablebase::open(&dir, rules)?;
+    Ok((!tb.materials().is_empty()).then(|| Arc::new(tb)))
+}
 
 /// The position named by `--fen`, or the start position.
 pub fn position<B: Bits>(rules: &Rules<B>, fen: Option<&str>) -> Result<Position<B>> {

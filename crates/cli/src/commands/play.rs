@@ -32,6 +32,8 @@ pub struct Args<'a> {
     pub fen: Option<&'a str>,
     /// Playing level (None: full strength).
     pub level: Option<Level>,
+    /// Folder of endgame tables (default: the cache folder).
+    pub tb_dir: Option<&'a std::path::Path>,
 }
 
 /// Seconds per engine move when neither --time nor --depth is given.
@@ -81,10 +83,15 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, args: &Args, human: Color, limits: Limits
         Some(Level::FULL) => format!("plays at level 8 of 8 (full strength): it {strength}"),
         _ => strength,
     };
+    let mut engine = Engine::new(rules.clone(), HASH_MB);
+    // The tables play perfectly: only at full strength, not at the levels made to be beaten.
+    if args.level.is_none_or(|l| l == Level::FULL) {
+        engine.set_tablebase(super::tables(&rules, args.tb_dir)?);
+    }
     let mut session = Session {
         level: args.level.unwrap_or(Level::FULL),
         seed: seed(),
-        engine: Engine::new(rules.clone(), HASH_MB),
+        engine,
         rules,
         game,
         limits,

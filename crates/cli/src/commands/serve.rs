@@ -19,6 +19,7 @@ pub struct Options {
     pub max_connections: usize,
     pub idle_minutes: u64,
     pub atlas_db: Option<PathBuf>,
+    pub tb_dir: Option<PathBuf>,
 }
 
 /// The address to bind: an IP address, or a name such as `localhost` resolved here (its first
@@ -53,6 +54,9 @@ pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
     let mut config = damspel_server::Config::new(addr, options.db.clone());
     config.settings.searches = options.searches;
     config.settings.idle_game = Duration::from_secs(options.idle_minutes * 60);
+    if let Some(dir) = &options.tb_dir {
+        config.settings.tb_dir = dir.clone();
+    }
     config.transport.max_connections = options.max_connections;
     // A name given with --host is one of the server's own names.
     if options.host.parse::<IpAddr>().is_err() {

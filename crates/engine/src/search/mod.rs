@@ -4,6 +4,7 @@
 //! variant's draw rules. It reports through `Reporter` and never prints.
 
 mod limits;
+mod tables;
 mod worker;
 
 pub use limits::{Clock, Limits};
@@ -14,10 +15,12 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use damspel_rules::{Bits, Game, Move, Rules};
+use damspel_tablebase::Tablebase;
 
 use crate::eval::{Evaluator, Weights};
 use crate::score::Score;
 use crate::tt::{Table, TableError};
+use tables::{Root, Tables};
 use worker::{Buffers, Worker};
 
 /// The deepest iteration.
@@ -107,6 +110,7 @@ pub struct Engine<B: Bits> {
     threads: usize,
     multipv: usize,
     stop: Arc<AtomicBool>,
+    tables: Option<Arc<Tables<B>>>,
 }
 
 impl<B: Bits> Engine<B> {
@@ -148,6 +152,7 @@ impl<B: Bits> Engine<B> {
             threads: 1,
             multipv: 1,
             stop: Arc::new(AtomicBool::new(false)),
+            tables: None,
         }
     }
 
@@ -211,6 +216,17 @@ impl<B: Bits> Engine<B> {
         self.multipv
     }
 
+    /// Endgame tables to probe (None: none, the default). In a position within them the root
+    /// move comes from the tables (the fastest win, the longest resistance, or the search's
+    /// choice among the drawing moves), and the search scores positions within them exactly.
+    pub fn set_tablebase(&mut self, tb: Option<Arc<Tablebase<B>>>) {
+        self.tables = tb.map(|tb| Arc::new(Tables::new(tb)));
+    }
+
+    pub fn tablebase(&self) -> Option<&Arc<Tablebase<B>>> {
+        self.tables.as_ref().map(|t| &t.tb)
+    }
+
     /// Setting this flag stops the running search, which still returns its best move (a flag
     /// raised between searches stops the next one at once; each search lowers it when done).
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
@@ -234,6 +250,17 @@ impl<B: Bits> Engine<B> {
         self.tt.next_age();
         let start = Instant::now();
         let (soft, hard) = limits.budget();
+        let root = *game.position();
+        let mut root_only = Vec::new();
+        if let Some(tables) = &self.tables {
+            match tables.root(&self.rules, &root) {
+                Root::Search => {}
+                Root::Draw(moves) => root_only = moves,
+                Root::Decided(lines) => {
+                    return self.decided(lines, start, limits.infinite, reporter);
+                }
+            }
+        }
         let context = worker::Context {
             rules: self.rules.clone(),
             eval: self.eval.clone(),
@@ -250,8 +277,9 @@ impl<B: Bits> Engine<B> {
             endgame: game.endgame_plies(),
             infinite: limits.infinite,
             multipv: self.multipv,
+            tables: self.tables.clone(),
+            root_only,
         };
-        let root = *game.position();
         let result = std::thread::scope(|scope| {
             // The clock is watched by its own thread, which raises the stop flag at the hard
             // deadline: every node checks the flag, so a search stops within one node (one move
@@ -309,5 +337,47 @@ impl<B: Bits> Engine<B> {
         });
         self.stop.store(false, Ordering::Relaxed);
         result
+    }
+
+    /// The result of a root the tables decide, reported like a search's (one iteration; the
+    /// lines for MultiPV). An analysis still runs until it is stopped.
+    fn decided(
+        &mut self,
+        lines: Vec<PvLine<B>>,
+        start: Instant,
+        infinite: bool,
+        reporter: &mut dyn Reporter<B>,
+    ) -> SearchResult<B> {
+        let moves: Vec<Move<B>> = lines.iter().filter_map(|l| l.pv.first().copied()).collect();
+        reporter.root_moves(&moves);
+        let best = &lines[0];
+        let depth = best.pv.len() as u32;
+        if self.multipv > 1 {
+            reporter.lines(depth, &lines[..self.multipv.min(lines.len())]);
+        }
+        let info = Info {
+            depth,
+            seldepth: depth,
+            score: best.score,
+            nodes: 0,
+            elapsed: start.elapsed(),
+            pv: best.pv.clone(),
+        };
+        reporter.iteration(&info);
+        if infinite {
+            while !self.stop.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        self.stop.store(false, Ordering::Relaxed);
+        SearchResult {
+            best: best.pv.first().copied(),
+            ponder: best.pv.get(1).copied(),
+            score: best.score,
+            depth,
+            nodes: 0,
+            elapsed: start.elapsed(),
+            pv: best.pv.clone(),
+        }
     }
 }

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use damspel_rules::game::{endgame_limit, endgame_plies_after};
 use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
 
+use super::tables::Tables;
 use super::{Info, PvLine, Reporter, SearchResult};
 use crate::eval::Evaluator;
 use crate::score::Score;
@@ -36,6 +37,11 @@ pub(super) struct Context<B: Bits> {
     pub infinite: bool,
     /// Lines the main thread finds at each depth (1: the ordinary search).
     pub multipv: usize,
+    /// Endgame tables probed inside the search.
+    pub tables: Option<Arc<Tables<B>>>,
+    /// The root moves searched, when the tables allow only some (the drawing moves of a drawn
+    /// position); empty: all.
+    pub root_only: Vec<Move<B>>,
 }
 
 pub(super) struct Worker<'a, B: Bits> {
@@ -127,6 +133,9 @@ impl<'a, B: Bits> Worker<'a, B> {
     ) -> SearchResult<B> {
         let mut moves = Vec::new();
         self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        if !self.ctx.root_only.is_empty() {
+            moves.retain(|m| self.ctx.root_only.contains(m));
+        }
         if self.id == 0 {
             reporter.root_moves(&moves);
         }
@@ -330,6 +339,12 @@ impl<'a, B: Bits> Worker<'a, B> {
         if ply > 0 && self.is_draw(pos, ply, c) {
             return Score::DRAW;
         }
+        if ply > 0 {
+            if let Some(s) = self.ctx.tables.as_ref().and_then(|t| t.score(pos, ply)) {
+                self.nodes += 1;
+                return s;
+            }
+        }
         if ply >= MAX_PLY {
             return self.eval.evaluate(self.rules, pos);
         }
@@ -400,7 +415,10 @@ impl<'a, B: Bits> Worker<'a, B> {
         for n in 0..list.len() {
             pick(&mut list, &mut scores, n);
             let mv = list[n];
-            if ply == 0 && !self.excluded.is_empty() && self.excluded.contains(&mv) {
+            if ply == 0
+                && (self.excluded.contains(&mv)
+                    || !self.ctx.root_only.is_empty() && !self.ctx.root_only.contains(&mv))
+            {
                 continue;
             }
             searched += 1;
@@ -491,7 +509,7 @@ impl<'a, B: Bits> Worker<'a, B> {
         self.lists[ply] = list;
         self.scores[ply] = scores;
         // A root search without some moves must not stand in the table for the root.
-        if depth > 0 && (ply != 0 || self.excluded.is_empty()) {
+        if depth > 0 && (ply != 0 || self.excluded.is_empty() && self.ctx.root_only.is_empty()) {
             let bound = if best.0 >= beta.0 {
                 Bound::Lower
             } else if best.0 > original_alpha.0 {

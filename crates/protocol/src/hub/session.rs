@@ -39,6 +39,8 @@ pub struct Params {
     pub hash_mb: u32,
     /// Playing level, 1 (a beginner can win) to [`MAX_LEVEL`] (full strength).
     pub level: u32,
+    /// Folder of endgame tables (`tb-dir`); empty: the engine's default folder.
+    pub tb_dir: String,
 }
 
 /// The protocol's own bounds; an engine declares its own maxima within them ([`Limits`]).
@@ -126,6 +128,11 @@ pub fn declare(identity: &Identity, params: &Params) -> Vec<Response> {
                 max: MAX_LEVEL.into(),
             },
         }),
+        Response::Param(ParamDecl {
+            name: "tb-dir".into(),
+            value: params.tb_dir.clone(),
+            kind: ParamKind::String,
+        }),
         Response::Wait,
     ]
 }
@@ -165,6 +172,7 @@ pub fn apply_param(
         "threads" => params.threads = int(identity.limits.max_threads.min(MAX_THREADS))?,
         "hash" => params.hash_mb = int(identity.limits.max_hash_mb.min(MAX_HASH_MB))?,
         "level" => params.level = int(MAX_LEVEL)?,
+        "tb-dir" => params.tb_dir = value.to_string(),
         _ => {}
     }
     Ok(())
@@ -568,6 +576,7 @@ mod tests {
                 threads: 1,
                 hash_mb: 64,
                 level: MAX_LEVEL,
+                tb_dir: String::new(),
             },
             limits: Limits {
                 max_threads: 64,
@@ -612,6 +621,7 @@ mod tests {
         assert_eq!(text[2], "param name=threads value=1 type=int min=1 max=64");
         assert_eq!(text[3], "param name=hash value=64 type=int min=1 max=4096");
         assert_eq!(text[4], "param name=level value=8 type=int min=1 max=8");
+        assert_eq!(text[5], "param name=tb-dir value=\"\" type=string");
         assert_eq!(text.last().unwrap(), "wait");
 
         assert_eq!(
@@ -653,7 +663,8 @@ mod tests {
                     variant_chosen: true,
                     threads: 2,
                     hash_mb: 16,
-                    level: MAX_LEVEL
+                    level: MAX_LEVEL,
+                    tb_dir: String::new(),
                 },
                 announce: true,
                 pending: None

@@ -576,6 +576,7 @@ fn build_identity() -> Identity {
             threads: 1,
             hash_mb: 64,
             level: 8,
+            tb_dir: String::new(),
         },
         limits: Limits::default(),
     }

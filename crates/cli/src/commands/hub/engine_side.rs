@@ -284,6 +284,12 @@ impl Side {
             }
         };
         engine.set_threads(params.threads as usize);
+        let dir = (!params.tb_dir.is_empty()).then(|| std::path::Path::new(&params.tb_dir));
+        match crate::commands::tables(rules, dir) {
+            Ok(tb) => engine.set_tablebase(tb),
+            // The engine plays on without tables, and says why.
+            Err(e) => self.shared.say(&Response::Error(format!("tb-dir: {e:#}"))),
+        }
         engine
     }
 

@@ -83,6 +83,7 @@ fn identity(catalogue: &Catalogue) -> Result<Identity> {
             threads: 1,
             hash_mb: 64,
             level: damspel_protocol::hub::MAX_LEVEL,
+            tb_dir: String::new(),
         },
         limits: Limits {
             max_threads: crate::machine::max_threads() as u32,

@@ -1,0 +1,117 @@
+//! Building tables: a whole set in dependency order, or one slice (one signature) from the
+//! files of its dependencies, as a cluster job does.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use damspel_rules::{Bits, Rules};
+
+use crate::index::Indexer;
+use crate::material::Material;
+use crate::solve::{solve, Known, Progress};
+use crate::store::{read_table, table_path, write_table};
+use crate::Error;
+
+/// What building one signature did.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub material: Material,
+    /// Slots of the table (both sides to move, invalid slots included).
+    pub positions: u64,
+    /// Size of the file.
+    pub bytes: u64,
+    /// Time spent (zero when the file was already there and reused).
+    pub time: Duration,
+    pub reused: bool,
+}
+
+/// The signatures up to `pieces`, in dependency waves (see `Material::waves`).
+pub fn plan(pieces: u8) -> Vec<Vec<Material>> {
+    Material::waves(pieces)
+}
+
+fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build()
+        .map_err(|e| Error::Threads(e.to_string()))
+}
+
+/// Builds every table up to `pieces` into `dir` (keeping the ones already there and valid),
+/// on `threads` threads. `progress` is called from the worker threads; returning false stops
+/// the build (the tables finished so far stay).
+pub fn build<B: Bits>(
+    rules: &Rules<B>,
+    pieces: u8,
+    dir: &Path,
+    threads: usize,
+    progress: &(dyn Fn(Progress) -> bool + Sync),
+) -> Result<Vec<Built>, Error> {
+    let pool = pool(threads)?;
+    let mut known = Known::default();
+    let mut out = Vec::new();
+    for wave in plan(pieces) {
+        for material in wave {
+            let built = if let Ok((_, codes)) = read_table(dir, rules, material) {
+                known.insert(Indexer::new(rules, material), Arc::new(codes));
+                Built {
+                    material,
+                    positions: Indexer::new(rules, material).len(),
+                    bytes: file_len(dir, rules, material),
+                    time: Duration::ZERO,
+                    reused: true,
+                }
+            } else {
+                let start = Instant::now();
+                let codes = pool.install(|| solve(rules, material, &known, progress))?;
+                write_table(dir, rules, material, &codes)?;
+                known.insert(Indexer::new(rules, material), Arc::new(codes));
+                Built {
+                    material,
+                    positions: Indexer::new(rules, material).len(),
+                    bytes: file_len(dir, rules, material),
+                    time: start.elapsed(),
+                    reused: false,
+                }
+            };
+            out.push(built);
+        }
+    }
+    Ok(out)
+}
+
+/// Builds the table of one signature from the files of the signatures it depends on, which
+/// must be in `dir` already (earlier waves of `plan`).
+pub fn build_slice<B: Bits>(
+    rules: &Rules<B>,
+    material: Material,
+    dir: &Path,
+    threads: usize,
+    progress: &(dyn Fn(Progress) -> bool + Sync),
+) -> Result<Built, Error> {
+    let pool = pool(threads)?;
+    let mut known = Known::default();
+    for dep in material.successors() {
+        let (_, codes) = read_table(dir, rules, dep).map_err(|e| Error::Dependency {
+            material,
+            needs: dep,
+            cause: Box::new(e),
+        })?;
+        known.insert(Indexer::new(rules, dep), Arc::new(codes));
+    }
+    let start = Instant::now();
+    let codes = pool.install(|| solve(rules, material, &known, progress))?;
+    write_table(dir, rules, material, &codes)?;
+    Ok(Built {
+        material,
+        positions: codes.len() as u64,
+        bytes: file_len(dir, rules, material),
+        time: start.elapsed(),
+        reused: false,
+    })
+}
+
+fn file_len<B: Bits>(dir: &Path, rules: &Rules<B>, material: Material) -> u64 {
+    std::fs::metadata(table_path(dir, rules.variant(), material)).map_or(0, |m| m.len())
+}

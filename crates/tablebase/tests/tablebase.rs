@@ -1,0 +1,419 @@
+//! Tablebase tests. Expected values come from an independent oracle written here: every
+//! position of a material placed by plain loops over the board (not the crate's index), the
+//! positions reachable from them collected through the rules core's legal moves, and values
+//! settled by a naive level-by-level pass (lost in 0 = no legal move; won in d = a move to a
+//! position lost in d - 1; lost in d = every move to a position won, the longest in d - 1),
+//! with the rule book's position rules (one piece each draws in the Turkish family). Plus
+//! rule-book facts. Never values read from a table.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use damspel_rules::spec::Range;
+use damspel_rules::{Bits, Catalogue, Color, Piece, Position, Rules, Setup, Square};
+use damspel_tablebase::{
+    build, build_slice, plan, table_path, verify, Error, Material, Tablebase, Value,
+};
+
+fn rules64(id: &str) -> Rules<u64> {
+    Rules::new(Catalogue::builtin().get(id).unwrap()).unwrap()
+}
+
+fn no_progress(_: damspel_tablebase::Progress) -> bool {
+    true
+}
+
+/// Every position of `material` with either side to move, by plain loops over the squares.
+fn positions_of<B: Bits>(rules: &Rules<B>, material: Material) -> Vec<Position<B>> {
+    let kinds = [
+        Piece::man(Color::White),
+        Piece::king(Color::White),
+        Piece::man(Color::Black),
+        Piece::king(Color::Black),
+    ];
+    let mut pieces = Vec::new();
+    for (k, &n) in material.counts.iter().enumerate() {
+        for _ in 0..n {
+            pieces.push(kinds[k]);
+        }
+    }
+    let squares: Vec<Square> = rules.variant().geometry.all_squares().to_vec();
+    let mut out = Vec::new();
+    let mut placed: Vec<(Square, Piece)> = Vec::new();
+    fn place<B: Bits>(
+        rules: &Rules<B>,
+        squares: &[Square],
+        pieces: &[Piece],
+        placed: &mut Vec<(Square, Piece)>,
+        out: &mut Vec<Position<B>>,
+    ) {
+        let i = placed.len();
+        if i == pieces.len() {
+            for side in Color::BOTH {
+                let setup = Setup {
+                    side_to_move: Some(side),
+                    pieces: placed.clone(),
+                };
+                // Men on their own promotion squares are refused by the rules core.
+                if let Ok(p) = Position::from_setup(rules, &setup) {
+                    out.push(p);
+                }
+            }
+            return;
+        }
+        for (j, &sq) in squares.iter().enumerate() {
+            if placed.iter().any(|&(s, _)| s == sq) {
+                continue;
+            }
+            // Identical pieces in increasing square order: each set once.
+            if i > 0 && pieces[i - 1] == pieces[i] {
+                let prev = squares.iter().position(|&s| s == placed[i - 1].0).unwrap();
+                if j <= prev {
+                    continue;
+                }
+            }
+            placed.push((sq, pieces[i]));
+            place(rules, squares, pieces, placed, out);
+            placed.pop();
+        }
+    }
+    place(rules, &squares, &pieces, &mut placed, &mut out);
+    out
+}
+
+/// Oracle value of a position: Some((won?, plies)) or None for a draw.
+type Oracle<B> = HashMap<Position<B>, Option<(bool, u32)>>;
+
+fn oracle<B: Bits>(rules: &Rules<B>, roots: Vec<Position<B>>) -> Oracle<B> {
+    let one_piece_each = rules.variant().draw.one_piece_each;
+    let mut id: HashMap<Position<B>, usize> = HashMap::new();
+    let mut list: Vec<Position<B>> = Vec::new();
+    for p in roots {
+        if let std::collections::hash_map::Entry::Vacant(e) = id.entry(p) {
+            e.insert(list.len());
+            list.push(p);
+        }
+    }
+    // Successors; None marks a position decided by itself.
+    let mut succ: Vec<Option<Vec<usize>>> = Vec::new();
+    let mut fixed: Vec<Option<Option<(bool, u32)>>> = Vec::new();
+    let mut i = 0;
+    while i < list.len() {
+        let pos = list[i];
+        let side = pos.side_to_move();
+        let moves = rules.moves(&pos);
+        if pos.pieces(side).is_empty() || moves.is_empty() {
+            fixed.push(Some(Some((false, 0))));
+            succ.push(None);
+        } else if one_piece_each
+            && pos.pieces(Color::White).count() == 1
+            && pos.pieces(Color::Black).count() == 1
+        {
+            fixed.push(Some(None));
+            succ.push(None);
+        } else {
+            let mut s = Vec::new();
+            for mv in &moves {
+                let after = pos.play(mv);
+                let k = *id.entry(after).or_insert_with(|| {
+                    list.push(after);
+                    list.len() - 1
+                });
+                s.push(k);
+            }
+            fixed.push(None);
+            succ.push(Some(s));
+        }
+        i += 1;
+    }
+    let n = list.len();
+    let mut value: Vec<Option<(bool, u32)>> = vec![None; n];
+    let mut settled = vec![false; n];
+    for i in 0..n {
+        if let Some(v) = fixed[i] {
+            value[i] = v;
+            settled[i] = true;
+        }
+    }
+    let mut d = 1;
+    loop {
+        let mut new = Vec::new();
+        for i in 0..n {
+            if settled[i] {
+                continue;
+            }
+            let s = succ[i].as_ref().unwrap();
+            if d % 2 == 1 {
+                if s.iter()
+                    .any(|&k| settled[k] && value[k] == Some((false, d - 1)))
+                {
+                    new.push((i, (true, d)));
+                }
+            } else if s
+                .iter()
+                .all(|&k| settled[k] && matches!(value[k], Some((true, e)) if e < d))
+                && s.iter().any(|&k| value[k] == Some((true, d - 1)))
+            {
+                new.push((i, (false, d)));
+            }
+        }
+        if new.is_empty() {
+            break;
+        }
+        for (i, v) in new {
+            value[i] = Some(v);
+            settled[i] = true;
+        }
+        d += 1;
+    }
+    list.into_iter().zip(value).collect()
+}
+
+/// Every position of the materials, compared with the tables.
+fn check_against_oracle<B: Bits>(rules: &Rules<B>, tb: &Tablebase<B>, materials: &[Material]) {
+    let mut roots = Vec::new();
+    for &m in materials {
+        roots.extend(positions_of(rules, m));
+    }
+    let oracle = oracle(rules, roots);
+    assert!(oracle.len() > 100);
+    let mut decided = 0;
+    for (pos, want) in &oracle {
+        let got = tb
+            .probe(pos)
+            .expect("every position of the oracle is in the tables");
+        let got = match got.value {
+            Value::Draw => None,
+            Value::Win => Some((true, got.distance)),
+            Value::Loss => Some((false, got.distance)),
+        };
+        assert_eq!(got, *want, "{:?}", pos.to_setup());
+        if want.is_some() {
+            decided += 1;
+        }
+    }
+    assert!(decided > 0);
+}
+
+#[test]
+fn russian_three_pieces_agree_with_the_oracle() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 3, dir.path(), 2, &no_progress).unwrap();
+    let tb = Tablebase::open(dir.path(), &rules).unwrap();
+    assert_eq!(tb.complete_up_to(), 3);
+    check_against_oracle(&rules, &tb, &Material::all_up_to(3));
+}
+
+#[test]
+fn american_three_pieces_agree_with_the_oracle() {
+    // Short kings, men capture forward only: other move tables than Russian's.
+    let rules = rules64("american");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 3, dir.path(), 2, &no_progress).unwrap();
+    let tb = Tablebase::open(dir.path(), &rules).unwrap();
+    check_against_oracle(&rules, &tb, &Material::all_up_to(3));
+}
+
+#[test]
+fn turkish_two_kings_against_one_win_only_by_tactics() {
+    let rules = rules64("turkish");
+    let dir = tempfile::tempdir().unwrap();
+    let kk_k = Material::new(0, 2, 0, 1);
+    for wave in plan(3) {
+        for m in wave {
+            if m.men(Color::White) + m.men(Color::Black) == 0 {
+                build_slice(&rules, m, dir.path(), 2, &no_progress).unwrap();
+            }
+        }
+    }
+    let tb = Tablebase::open(dir.path(), &rules).unwrap();
+    // One piece each: a draw by the rule book (Turkish D22), whoever is to move.
+    check_against_oracle(&rules, &tb, &[Material::new(0, 1, 0, 1), kk_k]);
+    // ... and the game is over there: no move is offered, even a capture.
+    let g = &rules.variant().geometry;
+    let one_each = Setup {
+        side_to_move: Some(Color::White),
+        pieces: vec![
+            (g.parse_square("a1").unwrap(), Piece::king(Color::White)),
+            (g.parse_square("a3").unwrap(), Piece::king(Color::Black)),
+        ],
+    };
+    let pos = Position::from_setup(&rules, &one_each).unwrap();
+    assert!(!rules.moves(&pos).is_empty());
+    assert_eq!(tb.probe(&pos).unwrap().value, Value::Draw);
+    assert!(tb.probe_moves(&pos).unwrap().is_empty());
+    // The published 3-piece Turkish table's author: two kings cannot force a win against one;
+    // only immediate tactics win. So with the lone king not attacked at once (no capture for
+    // the two kings) and either side to move, most positions are drawn, and no win is longer
+    // than a few plies.
+    let positions = positions_of(&rules, kk_k);
+    let (mut quiet, mut quiet_wins) = (0, 0);
+    for pos in &positions {
+        let p = tb.probe(pos).unwrap();
+        let strong_to_move = pos.side_to_move() == Color::White;
+        if strong_to_move && !rules.has_capture(pos) {
+            quiet += 1;
+            if p.value == Value::Win {
+                quiet_wins += 1;
+                assert!(p.distance <= 7, "a long forced win: {:?}", pos.to_setup());
+            }
+        }
+    }
+    assert!(quiet_wins * 2 < quiet, "{quiet_wins} wins of {quiet}");
+}
+
+#[test]
+fn a_side_without_pieces_has_lost() {
+    // Rule book: a player with no piece left (or no legal move) loses.
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    let tb = Tablebase::open(dir.path(), &rules).unwrap();
+    let g = &rules.variant().geometry;
+    let setup = Setup {
+        side_to_move: Some(Color::Black),
+        pieces: vec![(g.all_squares()[5], Piece::king(Color::White))],
+    };
+    let pos = Position::from_setup(&rules, &setup).unwrap();
+    let p = tb.probe(&pos).unwrap();
+    assert_eq!((p.value, p.distance), (Value::Loss, 0));
+    let p = tb.probe(&pos.with_side_to_move(Color::White)).unwrap();
+    assert_eq!(p.value, Value::Win);
+    // A material that was never built: no answer.
+    let setup = Setup {
+        side_to_move: Some(Color::White),
+        pieces: vec![
+            (g.all_squares()[5], Piece::king(Color::White)),
+            (g.all_squares()[20], Piece::king(Color::Black)),
+        ],
+    };
+    assert!(tb
+        .probe(&Position::from_setup(&rules, &setup).unwrap())
+        .is_none());
+}
+
+#[test]
+fn sliced_wave_by_wave_build_equals_the_whole_build() {
+    let rules = rules64("russian");
+    let whole = tempfile::tempdir().unwrap();
+    let sliced = tempfile::tempdir().unwrap();
+    build(&rules, 3, whole.path(), 2, &no_progress).unwrap();
+    let waves = plan(3);
+    for wave in &waves {
+        for &m in wave {
+            // One thread, as a cluster task with one core would run it.
+            build_slice(&rules, m, sliced.path(), 1, &no_progress).unwrap();
+        }
+    }
+    let mut files = 0;
+    for m in waves.iter().flatten() {
+        let a = std::fs::read(table_path(whole.path(), rules.variant(), *m)).unwrap();
+        let b = std::fs::read(table_path(sliced.path(), rules.variant(), *m)).unwrap();
+        assert!(a == b, "{m} differs");
+        files += 1;
+    }
+    assert_eq!(files, Material::all_up_to(3).len());
+    // A slice whose dependencies are missing is refused, naming them.
+    let empty = tempfile::tempdir().unwrap();
+    let err = build_slice(
+        &rules,
+        "KKvK".parse().unwrap(),
+        empty.path(),
+        1,
+        &no_progress,
+    )
+    .unwrap_err();
+    assert!(matches!(err, Error::Dependency { .. }), "{err}");
+}
+
+#[test]
+fn a_table_is_refused_for_changed_rules_or_damage() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 2, dir.path(), 1, &no_progress).unwrap();
+    assert!(Tablebase::open(dir.path(), &rules).is_ok());
+    // Same id, short kings instead of flying ones: the tables must not be used.
+    let mut changed = rules.variant().clone();
+    changed.kings.move_range = Range::Short;
+    let changed: Rules<u64> = Rules::new(changed).unwrap();
+    match Tablebase::open(dir.path(), &changed) {
+        Err(Error::VariantChanged { .. }) => {}
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a table of other rules was accepted"),
+    }
+    // One flipped byte in the body: the checksum catches it.
+    let path = table_path(dir.path(), rules.variant(), "KvK".parse().unwrap());
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    match Tablebase::open(dir.path(), &rules) {
+        Err(Error::Corrupt { .. }) => {}
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a damaged table was accepted"),
+    }
+}
+
+#[test]
+fn verify_passes_on_a_built_set() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 3, dir.path(), 2, &no_progress).unwrap();
+    let report = verify(&rules, dir.path(), 3, 30, 5, 2, &AtomicBool::new(false)).unwrap();
+    assert!(!report.failed, "{:?}", report.errors);
+    assert!(report.searched > 0);
+    assert_eq!(report.tables, Material::all_up_to(3).len());
+}
+
+#[test]
+fn the_limit_marks_cursed_wins() {
+    // International: FMJD limits, two kings against a king within 5 moves each (10 plies).
+    let variant = Catalogue::builtin().get("international").unwrap();
+    let rules: Rules<u64> = Rules::new(variant).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for wave in plan(3) {
+        for m in wave {
+            if m.men(Color::White) + m.men(Color::Black) == 0 {
+                build_slice(&rules, m, dir.path(), 2, &no_progress).unwrap();
+            }
+        }
+    }
+    let tb = Tablebase::open(dir.path(), &rules).unwrap();
+    let mut seen = 0;
+    for pos in positions_of(&rules, Material::new(0, 2, 0, 1))
+        .iter()
+        .step_by(97)
+    {
+        let p = tb.probe(pos).unwrap();
+        assert_eq!(p.limit, Some(10));
+        assert_eq!(p.cursed, p.value != Value::Draw && p.distance > 10);
+        seen += 1;
+    }
+    assert!(seen > 100);
+}
+
+#[test]
+fn both_board_widths_give_the_same_files() {
+    // Boards over 64 bits use Rules<u128>; the same variant compiled for u128 must give the
+    // same tables byte for byte.
+    let variant = Catalogue::builtin().get("russian").unwrap();
+    let narrow: Rules<u64> = Rules::new(variant.clone()).unwrap();
+    let wide: Rules<u128> = Rules::new(variant).unwrap();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    build(&narrow, 3, a.path(), 2, &no_progress).unwrap();
+    build(&wide, 3, b.path(), 2, &no_progress).unwrap();
+    for m in Material::all_up_to(3) {
+        let x = std::fs::read(table_path(a.path(), narrow.variant(), m)).unwrap();
+        let y = std::fs::read(table_path(b.path(), wide.variant(), m)).unwrap();
+        assert!(x == y, "{m} differs");
+    }
+}
+
+#[test]
+fn a_build_can_be_stopped() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    let err = build(&rules, 3, dir.path(), 1, &|_| false).unwrap_err();
+    assert!(matches!(err, Error::Stopped), "{err}");
+}

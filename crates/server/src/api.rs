@@ -1112,6 +1112,7 @@ async fn think(
                 time: Duration::from_secs_f64(time),
                 lines: wanted.lines,
                 level,
+                tb_dir: app.tb_dir.as_path().into(),
             },
             cancel.clone(),
         )

@@ -182,13 +182,16 @@ pub fn score_json(kind: ScoreKind) -> Value {
 }
 
 /// What a search is asked for.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SearchAsk {
     pub time: Duration,
     /// Lines (MultiPV); 1 is the ordinary search.
     pub lines: usize,
     /// The game's level for the engine's own moves, `Level::FULL` for hints and analysis.
     pub level: Level,
+    /// Folder of the endgame tables, used at full strength (the lower levels are made to be
+    /// beaten).
+    pub tb_dir: Arc<std::path::Path>,
 }
 
 /// A game of any variant.
@@ -1222,6 +1225,15 @@ impl<B: Bits> Session for GameSession<B> {
             let pos = *game.position();
             let mut engine = Engine::new(rules.clone(), 16);
             engine.set_multipv(ask.lines);
+            if ask.level == Level::FULL {
+                // Tables that cannot be opened leave the engine without them (the verdict
+                // endpoint reports why).
+                if let Ok(tb) = damspel_tablebase::Tablebase::open(&ask.tb_dir, &rules) {
+                    if !tb.materials().is_empty() {
+                        engine.set_tablebase(Some(Arc::new(tb)));
+                    }
+                }
+            }
             // A request that is gone stops its search (at once if it went before it started).
             cancel.attach(engine.stop_flag());
             let mut lines = Vec::new();

@@ -257,13 +257,13 @@ async fn the_tablebase_verdict_of_a_position() {
     let rules = Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap();
     build(&rules, 3, &dir, 2, &|_| true).unwrap();
     let tb = Tablebase::open(&dir, &rules).unwrap();
-    let m = "KKvK".parse().unwrap();
+    let m = "KvMM".parse().unwrap();
     // A won position with White to move, and more than one move.
     let pos = (0..tb.header(m).unwrap().slots)
         .filter_map(|s| tb.position(m, s))
         .find(|p| {
             let probe = tb.probe(p).unwrap();
-            probe.value == Value::Win && probe.distance > 5 && rules.moves(p).len() > 3
+            probe.value == Value::Win && probe.distance > 15 && rules.moves(p).len() > 3
         })
         .unwrap();
     let probe = tb.probe(&pos).unwrap();
@@ -300,6 +300,35 @@ async fn the_tablebase_verdict_of_a_position() {
         .filter(|mv| tb.probe(&pos.play(mv)).unwrap().value == Value::Loss)
         .count();
     assert_eq!(moves.iter().filter(|m| m["value"] == "win").count(), wins);
+
+    // The page's hint (full strength) plays a fastest win with its exact score. (A 3-piece
+    // win is also found by the plain search in 50 ms: this checks the wiring, it does not
+    // tell tables from search.)
+    let (status, g) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "russian", "fen": fen, "white": "human", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{g}");
+    let id = g["id"].as_str().unwrap();
+    let (status, hint) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/hint")),
+        json!({"time": 0.05}),
+    )
+    .await;
+    assert_eq!(status, 200, "{hint}");
+    let fastest: Vec<&serde_json::Value> = moves
+        .iter()
+        .filter(|m| m["value"] == "win" && m["distance"] == probe.distance)
+        .map(|m| &m["move"])
+        .collect();
+    assert!(
+        fastest.contains(&&hint["move"]),
+        "{hint} not in {fastest:?}"
+    );
+    assert_eq!(hint["score"], json!({ "win_in": probe.distance }), "{hint}");
 
     // The start position is beyond the tables; a bad FEN is a 422, a missing field a 400.
     let (status, r) = get(

@@ -285,7 +285,9 @@ impl Side {
         };
         engine.set_threads(params.threads as usize);
         let dir = (!params.tb_dir.is_empty()).then(|| std::path::Path::new(&params.tb_dir));
-        match crate::commands::tables(rules, dir) {
+        // The tables play perfectly: at full strength only (levels 1-7 are made to be beaten).
+        let full = params.level == damspel_protocol::hub::MAX_LEVEL;
+        match crate::commands::tables(rules, dir).map(|tb| tb.filter(|_| full)) {
             Ok(tb) => engine.set_tablebase(tb),
             // The engine plays on without tables, and says why.
             Err(e) => self.shared.say(&Response::Error(format!("tb-dir: {e:#}"))),

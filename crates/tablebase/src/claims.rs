@@ -285,7 +285,12 @@ pub fn verdict<B: Bits>(claim: &Claim, s: &Settled<B>) -> String {
             let dec = |c: Counts| share(c.quiet_white_wins + c.quiet_black_wins, c.quiet);
             let (dw, db) = (dec(w), dec(b));
             if dw > MOST || db > MOST {
-                format!("Holds: {} (White to move) and {} (Black to move) of non-trivial positions are decisive (White, the man's side here, wins {} and {}).", pct(dw), pct(db), pct(qw), pct(qb))
+                let white = if claim.material.starts_with('M') {
+                    "the man"
+                } else {
+                    "the king"
+                };
+                format!("Holds: {} (White to move) and {} (Black to move) of non-trivial positions are decisive (White, with {white}, wins {} and {}).", pct(dw), pct(db), pct(qw), pct(qb))
             } else if dw > 0.0 || db > 0.0 {
                 format!("Holds only in part: {} (White to move) and {} (Black to move) of non-trivial positions are decisive; most are drawn.", pct(dw), pct(db))
             } else {

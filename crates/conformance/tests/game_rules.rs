@@ -257,6 +257,23 @@ fn play_cycle(game: &mut Game<u64>, cycle: &[&str; 4], plies: usize) {
     }
 }
 
+/// `parent` with only its endgame limits (repetition and the no-progress rule switched off), as
+/// the variant `endgame-only`.
+fn endgame_only(parent: &str) -> Catalogue {
+    catalogue_with(&format!(
+        r#"
+        id = "endgame-only"
+        name = "test"
+        block = "test"
+        description = "only the endgame limits"
+        extends = "{parent}"
+        [draw]
+        repetition = 0
+        no_progress_moves = 0
+        "#
+    ))
+}
+
 #[test]
 fn two_pieces_against_a_lone_king_have_sixteen_moves_in_killer_and_hoogland() {
     // §10 A1: in killer, deferred-killer, hoogland and hoogland-10, two kings, or a king and a
@@ -280,18 +297,7 @@ fn two_pieces_against_a_lone_king_have_sixteen_moves_in_killer_and_hoogland() {
             ["29-25", "1-5", "25-29", "5-1"],
         ),
     ] {
-        let catalogue = catalogue_with(&format!(
-            r#"
-            id = "endgame-only"
-            name = "test"
-            block = "test"
-            description = "only the endgame limits"
-            extends = "{parent}"
-            [draw]
-            repetition = 0
-            no_progress_moves = 0
-            "#
-        ));
+        let catalogue = endgame_only(parent);
         let mut g = game(&catalogue, "endgame-only", fen);
         play_cycle(&mut g, &cycle, 31);
         assert_eq!(
@@ -324,18 +330,7 @@ fn two_pieces_against_a_lone_king_have_sixteen_moves_in_killer_and_hoogland() {
         "deferred-halt",
         "deferred-halt-2",
     ] {
-        let catalogue = catalogue_with(&format!(
-            r#"
-            id = "endgame-only"
-            name = "test"
-            block = "test"
-            description = "only the endgame limits"
-            extends = "{parent}"
-            [draw]
-            repetition = 0
-            no_progress_moves = 0
-            "#
-        ));
+        let catalogue = endgame_only(parent);
         let mut g = game(&catalogue, "endgame-only", "W:WK46,K48:BK1");
         play_cycle(&mut g, &["46-41", "1-6", "41-46", "6-1"], 10);
         assert_eq!(

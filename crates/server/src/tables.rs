@@ -38,16 +38,9 @@ fn verdict_in<B: Bits>(dir: &Path, rules: &Rules<B>, fen: &str) -> Result<Json, 
             continue;
         };
         // From the mover's side: a move to a position lost for the opponent wins.
-        let value = match after.value {
-            Value::Win => Value::Loss,
-            Value::Loss => Value::Win,
-            Value::Draw => Value::Draw,
-        };
-        let distance = if value == Value::Draw {
-            0
-        } else {
-            after.distance + 1
-        };
+        let Probe {
+            value, distance, ..
+        } = after.for_mover();
         // Fastest wins first, then draws, then the longest losses.
         let rank = match value {
             Value::Win => 1_000_000 - i64::from(distance),

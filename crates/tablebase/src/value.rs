@@ -62,3 +62,26 @@ pub struct Probe {
     /// A win (or loss) longer than that limit: under the limit the game would be drawn first.
     pub cursed: bool,
 }
+
+impl Probe {
+    /// The probe of the position after a move, seen from the side that played it: the
+    /// opponent's loss is the mover's win, one ply longer.
+    pub fn for_mover(&self) -> Probe {
+        let value = match self.value {
+            Value::Win => Value::Loss,
+            Value::Loss => Value::Win,
+            Value::Draw => Value::Draw,
+        };
+        let distance = if value == Value::Draw {
+            0
+        } else {
+            self.distance + 1
+        };
+        Probe {
+            value,
+            distance,
+            cursed: value != Value::Draw && self.limit.is_some_and(|l| distance > l),
+            ..*self
+        }
+    }
+}

@@ -278,26 +278,6 @@ struct MoveJson {
     probe: ProbeJson,
 }
 
-/// A probe of the position after a move, seen from the side that plays it.
-fn for_mover(after: &Probe) -> Probe {
-    let value = match after.value {
-        Value::Win => Value::Loss,
-        Value::Loss => Value::Win,
-        Value::Draw => Value::Draw,
-    };
-    let distance = if value == Value::Draw {
-        0
-    } else {
-        after.distance + 1
-    };
-    Probe {
-        value,
-        distance,
-        cursed: value != Value::Draw && after.limit.is_some_and(|l| distance > l),
-        ..*after
-    }
-}
-
 fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Result<()> {
     let pos = super::position(rules, Some(fen))?;
     let tb = Tablebase::open(dir, rules)?;
@@ -324,7 +304,7 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
     for (d, name) in legal.iter().zip(names) {
         let after = tb
             .probe(&pos.play(&d.mv))
-            .map(|a| for_mover(&a))
+            .map(|a| Probe::for_mover(&a))
             .ok_or_else(|| anyhow::anyhow!("no table for the position after {name}"))?;
         rows.push((name, after));
     }

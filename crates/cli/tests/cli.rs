@@ -519,30 +519,45 @@ fn atlas_bad_input_is_one_line_with_a_failing_exit() {
     assert!(!dir.join("never.db").exists());
 }
 
-/// Issue 14: the atlas split into 8 shards, run as a Slurm job array on a one-node cluster
-/// started for the test, then merged, equals the one-process run game for game. Needs root and
-/// Debian's slurm-wlm and munge (installed by .ci/run), so it runs only with DAMSPEL_SLURM=1:
+/// Runs a batch test script of scripts/ against this build's binary on a one-node Slurm
+/// cluster the script starts, and checks its verdict line. Needs root and Debian's slurm-wlm
+/// and munge (installed by .ci/run), so these run only with DAMSPEL_SLURM=1:
 /// `DAMSPEL_SLURM=1 cargo test --release -p damspel --test cli slurm`.
-#[test]
-fn the_atlas_sharded_over_slurm_equals_the_one_process_run() {
+fn slurm_script(script: &str, verdict: &str) {
     if std::env::var_os("DAMSPEL_SLURM").is_none() {
         eprintln!("skipped: set DAMSPEL_SLURM=1 (root, slurm-wlm and munge) to run it");
         return;
     }
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../scripts/slurm-atlas-test.sh"
-    );
+    let path = format!("{}/../../scripts/{script}", env!("CARGO_MANIFEST_DIR"));
     let out = Command::new("bash")
-        .arg(script)
+        .arg(path)
         .arg(env!("CARGO_BIN_EXE_damspel"))
         .output()
         .expect("bash runs");
     let text = format!("{}{}", stdout(&out), stderr(&out));
     assert!(out.status.success(), "{text}");
-    assert!(
-        text.contains("PASS: the 8-shard Slurm run merged equals the one-process run"),
-        "{text}"
+    assert!(text.contains(verdict), "{text}");
+}
+
+/// Issue 14: the atlas split into 8 shards, run as a Slurm job array, then merged, equals the
+/// one-process run game for game.
+#[test]
+fn the_atlas_sharded_over_slurm_equals_the_one_process_run() {
+    slurm_script(
+        "slurm-atlas-test.sh",
+        "PASS: the 8-shard Slurm run merged equals the one-process run",
+    );
+}
+
+/// Issue 13: the Russian 3-piece set built by deploy/slurm/tablebase.sbatch, wave by wave as
+/// Slurm job arrays chained by afterok, is byte-identical to the one-process build. Each Slurm
+/// test starts its own cluster (own ports, directory and munge socket), so the two may run at
+/// the same time (checked).
+#[test]
+fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
+    slurm_script(
+        "slurm-tablebase-test.sh",
+        "byte-identical to the one-process build",
     );
 }
 

@@ -394,8 +394,9 @@ mod tables {
         }
     }
 
-    /// In a drawn table position the engine plays a drawing move, and with no tables in the
-    /// folder it searches as before.
+    /// In a drawn table position where some move loses, the engine plays a drawing move and
+    /// scores it exactly a draw (the tables' value, where a plain search sees a man up); with
+    /// an empty table folder it searches exactly as without tables (same move, same score).
     #[test]
     fn a_drawn_table_position_keeps_the_draw() {
         let dir = tempfile::tempdir().unwrap();
@@ -403,7 +404,7 @@ mod tables {
         let empty = tempfile::tempdir().unwrap();
         let none = Arc::new(Tablebase::open(empty.path(), &rules).unwrap());
         let mut rng = Rng(0xA076_1D64_78BD_642F);
-        let mut checked = 0;
+        let (mut checked, mut plain_not_draw) = (0, 0);
         let m = "KMvK".parse::<Material>().unwrap();
         let slots = tb.header(m).unwrap().slots;
         while checked < 10 {
@@ -425,16 +426,31 @@ mod tables {
             let game = Game::from_position(rules.clone(), pos);
             let mut engine = Engine::new(rules.clone(), 1);
             engine.set_tablebase(Some(tb.clone()));
-            let mv = engine
-                .search(&game, &Limits::depth(2), &mut Silent)
-                .best
-                .unwrap();
-            assert_eq!(tb.probe(&pos.play(&mv)).unwrap().value, Value::Draw);
+            let with = engine.search(&game, &Limits::depth(2), &mut Silent);
+            let mv = with.best.unwrap();
+            assert_eq!(
+                tb.probe(&pos.play(&mv)).unwrap().value,
+                Value::Draw,
+                "{pos:?}"
+            );
+            assert_eq!(with.score, Score::DRAW, "{pos:?}");
+
             let mut plain = Engine::new(rules.clone(), 1);
-            plain.set_tablebase(Some(none.clone()));
-            let r = plain.search(&game, &Limits::depth(2), &mut Silent);
-            assert!(r.best.is_some() && r.depth == 2);
+            let without = plain.search(&game, &Limits::depth(2), &mut Silent);
+            let mut empty_folder = Engine::new(rules.clone(), 1);
+            empty_folder.set_tablebase(Some(none.clone()));
+            let r = empty_folder.search(&game, &Limits::depth(2), &mut Silent);
+            assert_eq!(
+                (r.best, r.score, r.depth),
+                (without.best, without.score, 2),
+                "{pos:?}"
+            );
+            if without.score != Score::DRAW {
+                plain_not_draw += 1;
+            }
         }
+        // The draw score is the tables' doing: a plain search scores these as a side ahead.
+        assert!(plain_not_draw >= 5, "{plain_not_draw} of 10");
     }
 
     /// docs/strength.md, "Endgame tables": won 4-piece endings (three kings against one) that

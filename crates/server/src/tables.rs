@@ -39,7 +39,10 @@ fn verdict_in<B: Bits>(dir: &Path, rules: &Rules<B>, fen: &str) -> Result<Json, 
         };
         // From the mover's side: a move to a position lost for the opponent wins.
         let Probe {
-            value, distance, ..
+            value,
+            distance,
+            cursed,
+            ..
         } = after.for_mover();
         // Fastest wins first, then draws, then the longest losses.
         let rank = match value {
@@ -53,7 +56,7 @@ fn verdict_in<B: Bits>(dir: &Path, rules: &Rules<B>, fen: &str) -> Result<Json, 
                 "move": text,
                 "value": value.name(),
                 "distance": distance,
-                "cursed": after.cursed,
+                "cursed": cursed,
             }),
         ));
     }

@@ -68,6 +68,11 @@ impl<B: Bits> EnginePlayer<B> {
         }
     }
 
+    /// The engine, to set what the limits do not (its endgame tables).
+    pub fn engine_mut(&mut self) -> &mut Engine<B> {
+        &mut self.engine
+    }
+
     /// Plays at this level (see `damspel_engine::level`), its draws seeded by `seed`.
     pub fn with_level(mut self, level: Level, seed: u64) -> Self {
         self.level = Some((level, seed));

@@ -243,6 +243,10 @@ enum Command {
         /// Print the result as one JSON object (no progress bar).
         #[arg(long)]
         json: bool,
+        /// Endgame tables for the Damspel engines (default: the cache folder); an engine's own
+        /// `tb=DIR` or `tb=none` overrides it.
+        #[arg(long)]
+        tb_dir: Option<PathBuf>,
     },
     /// Read a PDN file of any number of games: list them, check that each replays to its
     /// end, or convert them (to FENs, JSON or PDN). See docs/pdn.md.
@@ -496,6 +500,7 @@ fn main() -> ExitCode {
             max_plies,
             seed,
             json,
+            tb_dir,
         } => commands::matches::run(
             &catalogue,
             &commands::matches::Args {
@@ -510,6 +515,7 @@ fn main() -> ExitCode {
                 max_plies,
                 seed,
                 json,
+                tb_dir: tb_dir.as_deref(),
             },
         ),
         Command::Hub => commands::hub::run(&catalogue),

@@ -650,6 +650,28 @@ fn tablebase_commands() {
             "no table for KKvK",
         ),
         (vec!["tablebase", "build", "russian", "--pieces", "9"], "9"),
+        (
+            vec![
+                "match",
+                "russian",
+                "--engine",
+                "damspel:tb=",
+                "--engine",
+                "random",
+            ],
+            "tb= needs a folder",
+        ),
+        (
+            vec![
+                "match",
+                "russian",
+                "--engine",
+                "damspel:depth=1,tb=/no/such/folder",
+                "--engine",
+                "random",
+            ],
+            "no endgame tables for russian",
+        ),
     ] {
         let out = damspel(&args);
         assert!(!out.status.success(), "{args:?} succeeded");
@@ -657,6 +679,21 @@ fn tablebase_commands() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
         assert!(err.contains(needle), "{args:?}: {err}");
     }
+    // A match of an engine with the tables against one without (issue 13, docs/strength.md).
+    let with = format!("damspel:depth=1,tb={d}");
+    let out = damspel(&[
+        "match",
+        "russian",
+        "--engine",
+        &with,
+        "--engine",
+        "damspel:depth=1,tb=none",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"games\":2"), "{}", stdout(&out));
     // A user's variant on 100 squares (Rules<u128>), one piece each: drawn, no move listed.
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("big-turkish.toml");

@@ -26,6 +26,8 @@ pub struct Args<'a> {
     pub max_plies: usize,
     pub seed: u64,
     pub json: bool,
+    /// Endgame tables for the Damspel engines without their own `tb=` (None: the cache folder).
+    pub tb_dir: Option<&'a std::path::Path>,
 }
 
 /// A player as given on the command line.
@@ -38,6 +40,8 @@ pub enum Spec {
         level: Option<Level>,
         time: Option<f64>,
         weights: Option<String>,
+        /// `tb=DIR` or `tb=none`; None: the match's `--tb-dir`.
+        tables: Option<Tables>,
         label: String,
     },
     Random,
@@ -48,11 +52,18 @@ pub enum Spec {
     },
 }
 
+/// Which endgame tables an engine probes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Tables {
+    None,
+    Dir(std::path::PathBuf),
+}
+
 /// The longest random opening (a random game that long has left the opening long ago).
 const MAX_OPENING_PLIES: usize = 100;
 
-/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `damspel:level=3`, `random`,
-/// `hub:COMMAND` (e.g. `hub:dame hub`).
+/// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `damspel:level=3`,
+/// `damspel:tb=none` (or `tb=DIR`), `random`, `hub:COMMAND` (e.g. `hub:dame hub`).
 pub fn parse_spec(text: &str) -> Result<Spec> {
     let (kind, options) = text.split_once(':').unwrap_or((text, ""));
     match kind {
@@ -67,6 +78,7 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
         "random" => bail!("`random` takes no options (got `{options}`)"),
         "damspel" => {
             let (mut depth, mut time, mut weights, mut level) = (None, None, None, None);
+            let mut tables = None;
             for option in options.split(',').filter(|o| !o.is_empty()) {
                 let (key, value) = option
                     .split_once('=')
@@ -97,8 +109,13 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
                     }
                     "weights" => weights = Some(value.to_string()),
                     "level" => level = Some(value.parse::<Level>()?),
+                    "tb" if value.is_empty() => {
+                        bail!("tb= needs a folder of endgame tables, or `none`")
+                    }
+                    "tb" if value == "none" => tables = Some(Tables::None),
+                    "tb" => tables = Some(Tables::Dir(value.into())),
                     other => {
-                        bail!("unknown engine option `{other}` (depth, time, weights, level)")
+                        bail!("unknown engine option `{other}` (depth, time, weights, level, tb)")
                     }
                 }
             }
@@ -107,11 +124,12 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
                 level,
                 time,
                 weights,
+                tables,
                 label: text.to_string(),
             })
         }
         other => {
-            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE,level=N], random or hub:COMMAND")
+            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE,level=N,tb=DIR], random or hub:COMMAND")
         }
     }
 }
@@ -176,8 +194,22 @@ fn factory<B: Bits>(
             level,
             time,
             weights,
+            tables,
             label,
         } => {
+            let tb = match tables {
+                Some(Tables::None) => None,
+                Some(Tables::Dir(dir)) => {
+                    Some(super::tables(rules, Some(&dir))?.with_context(|| {
+                        format!(
+                            "tb={}: no endgame tables for {} there",
+                            dir.display(),
+                            rules.variant().id
+                        )
+                    })?)
+                }
+                None => super::tables(rules, args.tb_dir)?,
+            };
             let weights = match weights {
                 Some(path) => {
                     let text = std::fs::read_to_string(&path)
@@ -201,13 +233,14 @@ fn factory<B: Bits>(
             let rules = rules.clone();
             let seed = args.seed.wrapping_mul(31).wrapping_add(seat);
             Arc::new(move |thread| {
-                let player = EnginePlayer::new(
+                let mut player = EnginePlayer::new(
                     label.clone(),
                     rules.clone(),
                     weights.clone(),
                     limits.clone(),
                     16,
                 );
+                player.engine_mut().set_tablebase(tb.clone());
                 let player = match level {
                     Some(level) => player.with_level(level, seed + thread as u64 * 1000),
                     None => player,

@@ -61,6 +61,8 @@ CLAIMS = [
     # (claim, seed, a, b, [(metric, direction)], kind)
     ('Deferred backwards capture "vouches for a less drawish game", "a significant improvement"',
      "004", "deferred", "international", [("draw rate", -1)], "diff"),
+    ('Killer rule (4.03) "an overly radical departure from the standard rules" (measurable part: far fewer draws than without it)',
+     "004", "deferred-killer", "deferred", [("draw rate", -1)], "diff"),
     ('Killer light (4.04) "would definitely solve the draw problem"',
      "004", "deferred-killer-light", "international", [("draw rate", -1)], "diff"),
     ('Sequential halt rule II (4.06) "would definitely solve the draw problem"',

@@ -14,12 +14,11 @@ struct Case {
     /// Counted with `grep -c '^\[White '`.
     games: usize,
     variant: &'static str,
-    /// Passed as the caller's choice (the file has no tag and Russian cannot be told apart from
-    /// Brazilian by moves alone).
+    /// Passed as the caller's choice (None: the file's tags or the inference decide).
     choice: Option<&'static str>,
 }
 
-const CASES: [Case; 6] = [
+const CASES: [Case; 8] = [
     Case {
         file: "candidate95.pdn",
         bytes: include_bytes!("data/candidate95.pdn"),
@@ -60,7 +59,21 @@ const CASES: [Case; 6] = [
         bytes: include_bytes!("data/ussr1947.pdn"),
         games: 153,
         variant: "russian",
-        choice: Some("russian"),
+        choice: None,
+    },
+    Case {
+        file: "schildpad.pdn",
+        bytes: include_bytes!("data/schildpad.pdn"),
+        games: 34,
+        variant: "international",
+        choice: None,
+    },
+    Case {
+        file: "tricks-traps-and-shots.pdn",
+        bytes: include_bytes!("data/tricks-traps-and-shots.pdn"),
+        games: 91,
+        variant: "american",
+        choice: None,
     },
 ];
 
@@ -132,18 +145,21 @@ fn every_game_replays_to_its_recorded_end() {
     }
 }
 
-/// Without a choice, the Russian file's games are not guessed: Russian and Brazilian are listed.
+/// Without a choice, the Russian file's games (numbered squares, White first, no GameType) are
+/// read as Russian, the most played game of the PDN standard's list that replays them, and the
+/// decision names Brazilian (and any other variant that replays them) for the caller to choose.
 #[test]
-fn russian_without_a_tag_is_not_guessed() {
+fn russian_without_a_tag_is_inferred_and_the_others_named() {
     let file = read_file(CASES[5].bytes).unwrap();
     let d = VariantDecider::new(Catalogue::builtin()).decide(&file.games[0], None);
-    let How::Ambiguous { candidates } = d.how else {
-        panic!("{d:?}")
-    };
-    assert!(
-        candidates.starts_with(&["russian".into(), "brazilian".into()]),
-        "{candidates:?}"
+    assert_eq!(
+        (d.variant.as_deref(), &d.how),
+        (Some("russian"), &How::Inferred),
+        "{d:?}"
     );
+    assert!(d.message.contains("GameType 25"), "{}", d.message);
+    assert!(d.alternatives.contains(&"brazilian".into()), "{d:?}");
+    assert!(d.message.contains("brazilian"), "{}", d.message);
 }
 
 /// The same Russian file in CP1251 (as Russian club archives are) reads the same games.

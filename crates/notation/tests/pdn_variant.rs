@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use damspel_notation::pdn::{read_game, replay, How, VariantDecider};
-use damspel_rules::{Bits, Catalogue, Rules};
+use damspel_rules::{Bits, Catalogue, Color, Rules};
 
 fn decide(text: &str, choice: Option<&str>) -> (Option<String>, How, String) {
     let game = read_game(text).unwrap();
@@ -84,22 +84,65 @@ fn inferred_or_ambiguous() {
         (Some("american"), How::Inferred),
         "{message}"
     );
-    // Algebraic 8x8: Russian and Brazilian (and others) cannot be told apart by these moves.
+    // Algebraic 8x8: Russian and Brazilian (and others) cannot be told apart by these moves; the
+    // most played game of the PDN standard's list is taken and the others are named.
     let (variant, how, message) = decide("1. c3-d4 f6-g5 2. b2-c3 g7-f6 *", None);
-    assert_eq!(variant, None);
-    let How::Ambiguous { candidates } = how else {
-        panic!("{how:?}")
-    };
-    assert_eq!(candidates[..2], ["russian", "brazilian"]);
-    assert!(message.contains("choose"), "{message}");
+    assert_eq!((variant.as_deref(), how), (Some("russian"), How::Inferred));
+    assert!(message.contains("also replay under brazilian"), "{message}");
     let (variant, how, _) = decide("1. c3-d4 f6-g5 2. b2-c3 g7-f6 *", Some("russian"));
     assert_eq!((variant.as_deref(), how), (Some("russian"), How::Chosen));
     // Light squares and orthogonal moves: a board of all squares (Turkish and its family).
-    let (_, how, _) = decide("1. d3-d4 e6-e5 *", None);
+    let (variant, how, message) = decide("1. d3-d4 e6-e5 *", None);
+    assert_eq!(
+        (variant.as_deref(), how),
+        (Some("turkish"), How::Inferred),
+        "{message}"
+    );
+    // Checkers' problem files: numbered squares, a FEN, no moves: American (GameType 21) before
+    // Russian (25), with the others named.
+    let (variant, how, message) = decide("[FEN \"W:W31,29,K15:B14,13,12,9\"]\n*", None);
+    assert_eq!(
+        (variant.as_deref(), how),
+        (Some("american"), How::Inferred),
+        "{message}"
+    );
+    assert!(message.contains("russian"), "{message}");
+    // A diagonal man step on a board of all squares: none of the variants that replay it is a
+    // game of the PDN standard's list, so the caller chooses.
+    let (variant, how, message) = decide("1. d3-e4 *", None);
+    assert_eq!(variant, None, "{message}");
     let How::Ambiguous { candidates } = how else {
-        panic!("{how:?}")
+        panic!("{how:?}: {message}")
     };
-    assert_eq!(candidates[0], "turkish");
+    assert!(candidates.len() > 1, "{candidates:?}");
+    assert!(!candidates.contains(&"turkish".into()), "{candidates:?}");
+    assert!(message.contains("choose"), "{message}");
+}
+
+/// A FEN may leave the side to move unknown (`?`, PDN 3.0's FEN grammar): the side is the one
+/// whose move follows, White when none does.
+#[test]
+fn an_unknown_side_to_move_is_the_side_of_the_next_move() {
+    let v = Catalogue::builtin().get("american").unwrap();
+    let rules = Arc::new(Rules::<u64>::new(Arc::new(v)).unwrap());
+    // American numbering: Black's men move towards 32, White's towards 1.
+    for (pdn, side) in [
+        ("[FEN \"?:W29,13,11:B22,4,2\"]\n1. 4-8 *", Color::Black),
+        ("[FEN \"?:W29,13,11:B22,4,2\"]\n1. 29-25 *", Color::White),
+        ("[FEN \"?:W29,13,11:B22,4,2\"]\n*", Color::White),
+        ("/FEN \"?:W29,13,11:B22,4,2\"/ 1. 4-8 *", Color::Black),
+    ] {
+        let r = replay(&read_game(pdn).unwrap(), &rules);
+        assert!(r.complete(), "{pdn}: {:?}", r.error);
+        let first = r.plies.first().map_or(&r.start, |p| &p.before);
+        assert_eq!(first.side_to_move(), side, "{pdn}");
+    }
+    // Neither side can play the move: the replay names it.
+    let r = replay(
+        &read_game("[FEN \"?:W29,13,11:B22,4,2\"]\n1. 13-17 *").unwrap(),
+        &rules,
+    );
+    assert_eq!(r.error.map(|e| e.text), Some("13-17".to_string()));
 }
 
 /// A recorded game plays on past a threefold repetition: the claim is marked where it became

@@ -57,7 +57,8 @@ pub struct Listed {
     /// How the variant was decided: tag, gametype, chosen, inferred, ambiguous, unsupported,
     /// unknown.
     pub how: &'static str,
-    /// Variants that fit when the file does not say which (the user chooses).
+    /// Variants that fit when the file does not say which: the user chooses among them, or may
+    /// choose another than the one inferred (listed first).
     pub candidates: Vec<String>,
     /// What was decided, in a sentence.
     pub decision: String,
@@ -97,8 +98,13 @@ pub fn list(catalogue: &Catalogue, file: &PdnFile, choice: Option<&str>) -> List
         .iter()
         .map(|game| {
             let decision = decider.decide(game, choice);
-            let candidates = match &decision.how {
-                How::Ambiguous { candidates } => candidates.clone(),
+            let candidates = match (&decision.how, &decision.variant) {
+                (How::Ambiguous { candidates }, _) => candidates.clone(),
+                (How::Inferred, Some(id)) if !decision.alternatives.is_empty() => {
+                    std::iter::once(id.clone())
+                        .chain(decision.alternatives.iter().cloned())
+                        .collect()
+                }
                 _ => Vec::new(),
             };
             let mut listed = Listed {
@@ -237,9 +243,13 @@ fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Read
         }
         let g = &rules.variant().geometry;
         let start = match &start_setup {
-            Some(fen) => {
-                damspel_notation::pdn::position_of(&rules, fen).map_err(ApiError::unprocessable)?
-            }
+            // The setup's position as the replay read it (a side to move left `?` is the side
+            // of the first move).
+            Some(fen) => match replayed.plies.first() {
+                Some(first) => first.before,
+                None => damspel_notation::pdn::position_for(&rules, fen, None)
+                    .map_err(ApiError::unprocessable)?,
+            },
             None => replayed.start,
         };
         let mut moves = Vec::with_capacity(replayed.plies.len());

@@ -1564,7 +1564,13 @@ function showImportGames(listing, source) {
         .filter(Boolean)
         .map(esc)
         .join(' · ');
-      const variant = g.variant ? `${esc(vname(g.variant))} <span class="muted small">(${esc(g.how)})</span>` : '';
+      // An inferred variant says why, and which others replay the game too (the import
+      // dialog's variant choice opens it as one of them).
+      const variant = g.variant
+        ? `<span title="${esc(g.decision || '')}">${esc(vname(g.variant))} <span class="muted small">(${esc(g.how)}${
+            g.candidates && g.candidates.length > 1 ? `; also ${esc(g.candidates.slice(1).map(vname).join(', '))}` : ''
+          })</span></span>`
+        : '';
       const action = g.error
         ? `<span class="small error">${esc(g.error)}</span>`
         : `<button type="button" class="btn" data-action="import-game" data-number="${g.number}">Open</button>`;

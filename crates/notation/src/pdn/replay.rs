@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use damspel_rules::{Bits, Game, Move, Outcome, Position, Rules};
+use damspel_rules::{Bits, Color, Game, Move, Outcome, Position, Rules};
 use serde::Serialize;
 
 use super::read::PdnRead;
@@ -77,11 +77,50 @@ pub fn position_of<B: Bits>(rules: &Rules<B>, fen: &str) -> Result<Position<B>, 
     Position::from_setup(rules, &setup).map_err(|e| e.to_string())
 }
 
+/// The position a FEN names where `next` is the move recorded after it. The PDN standard lets a
+/// FEN leave the side to move unknown (`?`): it is then the side that can play `next`, or
+/// White when no move follows or neither side can play it (the replay then names that move).
+pub fn position_for<B: Bits>(
+    rules: &Rules<B>,
+    fen: &str,
+    next: Option<&str>,
+) -> Result<Position<B>, String> {
+    let mut setup = parse_fen(&rules.variant().geometry, fen).map_err(|e| e.to_string())?;
+    if setup.side_to_move.is_none() {
+        let mut first = None;
+        for side in [Color::White, Color::Black] {
+            setup.side_to_move = Some(side);
+            let Ok(pos) = Position::from_setup(rules, &setup) else {
+                continue;
+            };
+            if next.is_some_and(|text| parse_move(rules, &pos, text).is_ok()) {
+                return Ok(pos);
+            }
+            first.get_or_insert(pos);
+        }
+        if let Some(pos) = first {
+            return Ok(pos);
+        }
+        setup.side_to_move = None;
+    }
+    Position::from_setup(rules, &setup).map_err(|e| e.to_string())
+}
+
+/// The text of the first move among `items`, before any setup command.
+fn next_move(items: &[Item]) -> Option<&str> {
+    items.iter().find_map(|item| match item {
+        Item::Move(node) => Some(Some(node.text.as_str())),
+        Item::Setup { .. } => Some(None),
+        _ => None,
+    })?
+}
+
 /// Replays the main line of `game` under `rules` (see the module's documentation).
 pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
+    let items = &game.tree.items;
     let start = match game.tag("FEN").filter(|f| !f.trim().is_empty()) {
         None => Ok(Position::start(rules)),
-        Some(fen) => position_of(rules, fen).map_err(|reason| ReplayError {
+        Some(fen) => position_for(rules, fen, next_move(items)).map_err(|reason| ReplayError {
             ply: 1,
             text: format!("[FEN \"{fen}\"]"),
             reason,
@@ -103,10 +142,11 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
     }
     let mut state = Game::from_position(rules.clone(), out.start);
     let mut claimed = Vec::new();
-    for (i, item) in game.tree.items.iter().enumerate() {
+    let mut budget = LOOK_AHEAD_BUDGET;
+    for (i, item) in items.iter().enumerate() {
         let ply = out.plies.len() + 1;
         match item {
-            Item::Setup { fen } => match position_of(rules, fen) {
+            Item::Setup { fen } => match position_for(rules, fen, next_move(&items[i + 1..])) {
                 Ok(pos) => state = Game::from_position(rules.clone(), pos),
                 Err(reason) => {
                     out.error = Some(ReplayError {
@@ -132,7 +172,8 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
                     })
                     .or_else(|e| match e {
                         MoveTextError::Ambiguous { ref candidates, .. } => {
-                            resolve(rules, &state, candidates, &game.tree.items[i + 1..]).ok_or(e)
+                            resolve(rules, &state, candidates, &items[i + 1..], &mut budget)
+                                .ok_or(e)
                         }
                         e => Err(e),
                     });
@@ -174,18 +215,21 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
     out
 }
 
-/// Plies a look-ahead plays to tell the routes of an ambiguous capture apart.
-const LOOK_AHEAD: usize = 12;
+/// Plies the look-ahead of one replay may play in all: enough to follow every route of a game's
+/// ambiguous captures to its end, and a bound on what a hostile file can make it cost.
+const LOOK_AHEAD_BUDGET: usize = 100_000;
 
 /// A capture written by its ends only (`31x48`) where several routes with those ends take
 /// different pieces, as some files write them: the route after which the moves that follow
-/// can be played furthest (up to `LOOK_AHEAD` plies), when exactly one does, as a reader of
-/// the game would tell them apart. `None` when the moves that follow do not decide.
+/// can be played furthest (up to the end of the main line or the next setup command; a wrong
+/// route can stand for twenty plies before a move shows it), when exactly one does, as a reader
+/// of the game would tell them apart. `None` when the moves that follow do not decide.
 fn resolve<B: Bits>(
     rules: &Arc<Rules<B>>,
     state: &Game<B>,
     candidates: &[String],
     rest: &[Item],
+    budget: &mut usize,
 ) -> Option<Move<B>> {
     let mut best: Vec<(Move<B>, usize)> = Vec::new();
     for text in candidates {
@@ -196,7 +240,8 @@ fn resolve<B: Bits>(
         let mut played = 0;
         for item in rest {
             match item {
-                Item::Move(node) if played < LOOK_AHEAD => {
+                Item::Move(node) if *budget > 0 => {
+                    *budget -= 1;
                     match parse_move(rules, &pos, &node.text) {
                         Ok(next) => {
                             pos = pos.play(&next);

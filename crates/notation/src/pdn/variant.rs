@@ -2,8 +2,10 @@
 //! `GameType` tag (the bare number or the full form `20,W,10,10,N2,0`) mapping to one; a tag
 //! naming a game Damspel lacks is refused with its name. Without such a tag, the caller's choice
 //! if it gave one, else inferred: the board from the FEN tag and the squares the moves use, then
-//! the variants of that board under which the whole main line replays. When several still fit
-//! and no convention picks one, the decision says so and lists them for the caller to choose.
+//! the variants of that board under which the whole main line replays. When several still fit,
+//! the most played of them is taken (the PDN standard's conventions first, then the order of its
+//! GameType list) and the others are named beside it, so that the caller can choose another; only
+//! when none of them is a game of that list does the decision leave the choice to the caller.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -42,6 +44,9 @@ pub struct VariantDecision {
     #[serde(flatten)]
     pub how: How,
     pub message: String,
+    /// Other variants under which the game replays as well, when one was inferred among several.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub alternatives: Vec<String>,
 }
 
 /// The PDN GameTypes (shared/reference/pdn-gametype.tsv, with lidraughts' 96-98) and the
@@ -82,6 +87,23 @@ struct Evidence {
     max_rank: usize,
     /// An algebraic square off the dark diagonals (a1 is dark): a board of all squares.
     light: bool,
+    /// How the squares are named: by the moves, else by the FEN.
+    named: Named,
+    fen_named: Named,
+}
+
+/// Which names of squares a text uses.
+#[derive(Clone, Copy, Debug, Default)]
+struct Named {
+    numbers: bool,
+    algebraic: bool,
+}
+
+impl Named {
+    /// True for numbers, false for algebraic names, None for both or neither.
+    fn numbers_only(self) -> Option<bool> {
+        (self.numbers != self.algebraic).then_some(self.numbers)
+    }
 }
 
 impl Evidence {
@@ -94,9 +116,18 @@ impl Evidence {
                 let part = part.strip_prefix(['K', 'k']).unwrap_or(part);
                 e.square(part);
             }
+            e.fen_named = std::mem::take(&mut e.named);
         }
         e.line(&game.tree);
         e
+    }
+
+    /// Whether the game names its squares by numbers (true) or algebraically (false): the moves
+    /// tell, else the FEN; None when neither does.
+    fn numbers(&self) -> Option<bool> {
+        self.named
+            .numbers_only()
+            .or_else(|| self.fen_named.numbers_only())
     }
 
     /// Squares of a line and its variations (depth is bounded by the reader).
@@ -119,6 +150,7 @@ impl Evidence {
         }
         if s.bytes().all(|b| b.is_ascii_digit()) {
             self.max_number = self.max_number.max(s.parse().unwrap_or(0));
+            self.named.numbers = true;
             return;
         }
         let (file, rank) = s.split_at(1);
@@ -126,6 +158,7 @@ impl Evidence {
         if file.is_ascii_lowercase() && !rank.is_empty() && rank.bytes().all(|b| b.is_ascii_digit())
         {
             let (x, y) = ((file - b'a') as usize, rank.parse::<usize>().unwrap_or(0));
+            self.named.algebraic = true;
             self.max_file = self.max_file.max(x);
             self.max_rank = self.max_rank.max(y);
             if y > 0 && (x + y - 1) % 2 == 1 {
@@ -179,11 +212,13 @@ impl VariantDecider {
             variant: Some(variant.to_string()),
             how,
             message,
+            alternatives: Vec::new(),
         };
         let refused = |how: How, message: String| VariantDecision {
             variant: None,
             how,
             message,
+            alternatives: Vec::new(),
         };
         let tagged = game.tag("Variant").map(str::trim);
         if let Some(value) = tagged {
@@ -315,14 +350,16 @@ impl VariantDecider {
             variant: None,
             how: How::Unknown,
             message,
+            alternatives: Vec::new(),
         };
         if boards.is_empty() {
             return refused(format!("no variant of Damspel has a board for {board}"));
         }
-        let inferred = |id: &str, why: String| VariantDecision {
+        let inferred = |id: &str, why: String, fit: &[String]| VariantDecision {
             variant: Some(id.to_string()),
             how: How::Inferred,
             message: format!("{id} (inferred: {why})"),
+            alternatives: fit.iter().filter(|f| *f != id).cloned().collect(),
         };
         match fit.len() {
             0 => refused(match farthest {
@@ -337,14 +374,25 @@ impl VariantDecider {
                 format!(
                     "{board}; of the variants of such boards, only it replays all {plies} moves"
                 ),
+                &fit,
             ),
             _ => {
+                let also = |id: &str, fit: &[String]| {
+                    let others: Vec<&str> = fit
+                        .iter()
+                        .filter(|f| *f != id)
+                        .map(String::as_str)
+                        .collect();
+                    format!("all {plies} moves also replay under {}", others.join(", "))
+                };
                 // The conventions of the PDN standard: no GameType means International (20);
                 // numbered 8x8 squares with Black moving first are checkers' notation (21).
                 if fit.iter().any(|f| f == "international") {
-                    let why = "no GameType tag means International (GameType 20), and all moves \
-                               replay under it";
-                    return inferred("international", format!("{board}; {why}"));
+                    let why = format!(
+                        "{board}; no GameType tag means International (GameType 20); {}",
+                        also("international", &fit)
+                    );
+                    return inferred("international", why, &fit);
                 }
                 let black_first: Vec<&String> = fit
                     .iter()
@@ -354,18 +402,42 @@ impl VariantDecider {
                     && black_first[0] == "american"
                     && game.tag("FEN").is_none()
                 {
-                    let why = "Black moves first, as in checkers' notation (GameType 21)";
-                    return inferred("american", format!("{board}; {why}"));
+                    let why = format!(
+                        "{board}; Black moves first, as in checkers' notation (GameType 21); {}",
+                        also("american", &fit)
+                    );
+                    return inferred("american", why, &fit);
                 }
-                fit.sort_by_key(|id| {
-                    (
-                        GAME_TYPES
+                // Otherwise the most played of those whose players name the squares as the
+                // game does: the PDN standard lists its games so (checkers' numbered problem
+                // files are American, algebraic 8x8 files Russian). Where the moves replay
+                // alike, so does the game; the others are named for the caller.
+                let rank = |id: &String| GAME_TYPES.iter().position(|(_, _, v)| *v == Some(id));
+                let numbers = evidence.numbers();
+                let named_so = |id: &String| {
+                    numbers.is_none_or(|n| {
+                        self.variants
                             .iter()
-                            .position(|(_, _, v)| *v == Some(id.as_str()))
-                            .unwrap_or(99),
-                        id.clone(),
-                    )
-                });
+                            .find(|v| &v.id == id)
+                            .is_some_and(|v| v.geometry.numeric_names() == n)
+                    })
+                };
+                fit.sort_by_key(|id| (!named_so(id), rank(id).unwrap_or(usize::MAX), id.clone()));
+                if let Some(rank) = rank(&fit[0]) {
+                    let (number, name, _) = GAME_TYPES[rank];
+                    let names = match numbers {
+                        Some(true) => " that number the squares",
+                        Some(false) => " that name the squares algebraically",
+                        None => "",
+                    };
+                    let names = if named_so(&fit[0]) { names } else { "" };
+                    let why = format!(
+                        "{board}; the most played of the variants{names} that fit, {name} \
+                         (GameType {number}); {}",
+                        also(&fit[0], &fit)
+                    );
+                    return inferred(&fit[0], why, &fit);
+                }
                 let message = format!(
                     "the variant cannot be told from the moves ({board}); all {plies} moves \
                      replay under {}: choose one",
@@ -375,6 +447,7 @@ impl VariantDecider {
                     variant: None,
                     how: How::Ambiguous { candidates: fit },
                     message,
+                    alternatives: Vec::new(),
                 }
             }
         }

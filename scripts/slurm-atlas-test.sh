@@ -12,7 +12,7 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-damspel=${1:-$repo/target/release/damspel}
+damspel=${1:-}
 games=${ATLAS_GAMES:-16}
 budget=${ATLAS_BUDGET:---nodes 2000}
 variants="turkish international"
@@ -21,15 +21,11 @@ start_time=$(date +%s)
 
 say() { echo "slurm-atlas-test: $*"; }
 
-if [ ! -x "$damspel" ]; then
-    say "building $damspel"
-    (cd "$repo" && cargo build --release -p damspel)
-fi
-damspel=$(cd "$(dirname "$damspel")" && pwd)/$(basename "$damspel")
-
-name=slurm-atlas
 # shellcheck source=scripts/slurm-cluster.sh
 . "$repo/scripts/slurm-cluster.sh"
+slurm_test_binary
+
+name=slurm-atlas
 slurm_cluster_up
 
 export DAMSPEL=$damspel ATLAS_DIR=$work/data ATLAS_SHARDS=$shards ATLAS_VARIANTS=$variants \

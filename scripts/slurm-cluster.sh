@@ -5,9 +5,20 @@
 # machine, free ports, no accounting, no cgroups), exports SLURM_CONF and stops everything on
 # exit (`KEEP=1` keeps the directory). Run as root (apt-get, daemons). Usage:
 #
-#   name=my-test; . scripts/slurm-cluster.sh; slurm_cluster_up   # sets $work
+#   name=my-test; . scripts/slurm-cluster.sh; slurm_test_binary; slurm_cluster_up  # sets $work
 #
-# The caller defines say() and start_time first.
+# The caller defines say(), repo and start_time first.
+
+# The damspel binary of the test: $damspel if given, else target/release/damspel (built if
+# missing); made absolute (the jobs run in other directories). Needs $repo.
+slurm_test_binary() {
+    damspel=${damspel:-$repo/target/release/damspel}
+    if [ ! -x "$damspel" ]; then
+        say "building $damspel"
+        (cd "$repo" && cargo build --release -p damspel)
+    fi
+    damspel=$(cd "$(dirname "$damspel")" && pwd)/$(basename "$damspel")
+}
 
 slurm_cluster_up() {
     if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then

@@ -11,22 +11,18 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
-damspel=${1:-$repo/target/release/damspel}
+damspel=${1:-}
 variant=${TB_VARIANT:-russian}
 pieces=${TB_PIECES:-3}
 start_time=$(date +%s)
 
 say() { echo "slurm-tablebase-test: $*"; }
 
-if [ ! -x "$damspel" ]; then
-    say "building $damspel"
-    (cd "$repo" && cargo build --release -p damspel)
-fi
-damspel=$(cd "$(dirname "$damspel")" && pwd)/$(basename "$damspel")
-
-name=slurm-tablebase
 # shellcheck source=scripts/slurm-cluster.sh
 . "$repo/scripts/slurm-cluster.sh"
+slurm_test_binary
+
+name=slurm-tablebase
 slurm_cluster_up
 
 cd "$work"

@@ -2,6 +2,7 @@
 //! budget, each figure with its 95% interval:
 //! `cargo run --release -p damspel-atlas-report --example atlas_table -- atlas.db`.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use damspel_atlas_report::{load, Interval};
@@ -22,10 +23,18 @@ fn main() {
             std::process::exit(1);
         }
     };
-    println!("| variant | budget | games | first-player score | draw rate | plies | branching | captures per ply | lead changes | first promotion ply | a king in men |");
-    println!("|---|---|---:|---|---|---|---|---|---|---|---|");
+    // A closed pipe (`| head`) ends the table quietly instead of panicking in `println!`.
+    if write_table(&atlas, &mut std::io::stdout().lock()).is_err() {
+        std::process::exit(0);
+    }
+}
+
+fn write_table(atlas: &damspel_atlas_report::Atlas, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "| variant | budget | games | first-player score | draw rate | plies | branching | captures per ply | lead changes | first promotion ply | a king in men |")?;
+    writeln!(out, "|---|---|---:|---|---|---|---|---|---|---|---|")?;
     for v in &atlas.variants {
-        println!(
+        writeln!(
+            out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             v.variant,
             v.budget,
@@ -38,6 +47,7 @@ fn main() {
             show(&v.lead_changes, 1),
             show(&v.first_promotion_ply, 0),
             show(&v.piece_values.as_ref().and_then(|p| p.king_in_men), 1),
-        );
+        )?;
     }
+    Ok(())
 }

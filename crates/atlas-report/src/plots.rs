@@ -1,6 +1,10 @@
 //! SVG plots drawn with plotters' SVG backend (text as <text> elements: no font files). Each
 //! function returns the SVG document as a string.
 
+use std::ops::Range;
+
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::intervals::Interval;
@@ -46,6 +50,28 @@ fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A chart over `x` and `y` with the report's caption, margins and label areas (`y_labels` wide
+/// for the names of the left axis).
+fn chart<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    y_labels: u32,
+    x: Range<f64>,
+    y: Range<f64>,
+) -> Result<Chart<'a, 'b>, Error> {
+    root.fill(&WHITE)
+        .map_err(|e| plot_err(title)(e.to_string()))?;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(y_labels)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| plot_err(title)(e.to_string()))
+}
+
 /// An axis number without needless decimals.
 fn tidy(x: f64) -> String {
     if (x - x.round()).abs() < 1e-9 {
@@ -72,15 +98,8 @@ pub fn forest(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
         let labels: Vec<String> = rows.iter().map(|(l, _)| l.clone()).collect();
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(200)
-            .build_cartesian_2d(x0..x1, -0.5f64..(n as f64 - 0.5))
-            .map_err(|e| err(e.to_string()))?;
+        let mut chart = chart(&root, title, 200, x0..x1, -0.5f64..(n as f64 - 0.5))?;
         chart
             .configure_mesh()
             .label_style(("sans-serif", 13))
@@ -130,14 +149,7 @@ pub fn bars(title: &str, x_desc: &str, bins: &[(f64, f64, u64)]) -> Result<Strin
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, 320)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(x0..x1, 0f64..top)
-            .map_err(|e| err(e.to_string()))?;
+        let mut chart = chart(&root, title, 55, x0..x1, 0f64..top)?;
         chart
             .configure_mesh()
             .label_style(("sans-serif", 13))
@@ -202,14 +214,7 @@ pub fn courses(
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, 360)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(e.to_string()))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(35)
-            .y_label_area_size(55)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| err(e.to_string()))?;
+        let mut chart = chart(&root, title, 55, x0..x1, y0..y1)?;
         chart
             .configure_mesh()
             .label_style(("sans-serif", 13))

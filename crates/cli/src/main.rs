@@ -211,8 +211,9 @@ enum Command {
     Match {
         /// Variant id or alias.
         id: String,
-        /// A player: `damspel[:depth=D,time=S,weights=FILE,level=N]` (level 1 to 8), `random`, or
-        /// `hub:COMMAND` for an external Hub engine (e.g. "hub:dame hub"). Give it twice.
+        /// A player: `damspel[:depth=D,time=S,weights=FILE,level=N,tb=DIR|none]` (level 1 to 8;
+        /// tb: its own endgame tables, or none), `random`, or `hub:COMMAND` for an external Hub
+        /// engine (e.g. "hub:dame hub"). Give it twice.
         #[arg(long = "engine", value_name = "SPEC")]
         engines: Vec<String>,
         /// Number of games (each opening is played twice, colours swapped): 1 to 1000000.

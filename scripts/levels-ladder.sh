@@ -1,8 +1,10 @@
 #!/bin/sh
 # The level ladder of docs/strength.md: level 1 against depth-limited searches, then adjacent
 # levels. Usage: scripts/levels-ladder.sh VARIANT GAMES [OUT_DIR] [FIRST_LEVEL]
-# One game at a time (--concurrency 1). Levels 1-7 are bounded by nodes, so their results do
-# not depend on the machine; level 8 thinks L8_TIME seconds a move (default 0.5).
+# One game at a time by default (CONCURRENCY=N plays N at once: levels 1-7 are bounded by nodes,
+# so their results do not depend on the machine or its load); level 8 thinks L8_TIME seconds a
+# move (default 0.5), so its pair is played one game at a time. LAST=7 stops before level 8;
+# SEED (default 7) draws the openings.
 set -eu
 variant=$1
 games=$2
@@ -14,8 +16,10 @@ run() {
     name=$1
     shift
     start=$(date +%s)
-    "$bin" match "$variant" "$@" --games "$games" --concurrency 1 --seed 7 --json \
-        >"$out/$variant-$name.json"
+    concurrency=${CONCURRENCY:-1}
+    case "$*" in *level=8*) concurrency=1 ;; esac
+    "$bin" match "$variant" "$@" --games "$games" --concurrency "$concurrency" \
+        --seed "${SEED:-7}" --json >"$out/$variant-$name.json"
     echo "$variant $name ($(($(date +%s) - start)) s): $(cat "$out/$variant-$name.json")"
 }
 if [ "$first" -eq 1 ]; then
@@ -24,7 +28,7 @@ if [ "$first" -eq 1 ]; then
     done
 fi
 n=$first
-while [ "$n" -le 7 ]; do
+while [ "$n" -lt "${LAST:-8}" ]; do
     next="damspel:level=$((n + 1))"
     [ "$n" -eq 7 ] && next="damspel:level=8,time=${L8_TIME:-0.5}"
     run "L$n-L$((n + 1))" --engine "damspel:level=$n" --engine "$next"

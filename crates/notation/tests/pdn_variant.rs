@@ -89,6 +89,15 @@ fn inferred_or_ambiguous() {
     let (variant, how, message) = decide("1. c3-d4 f6-g5 2. b2-c3 g7-f6 *", None);
     assert_eq!((variant.as_deref(), how), (Some("russian"), How::Inferred));
     assert!(message.contains("also replay under brazilian"), "{message}");
+    // The same game numbered (Russian archives are written so too): Hoogland, which numbers its
+    // squares, replays it as well, but Russian is a game of the PDN standard's list.
+    let (variant, how, message) = decide("1. 22-18 10-15 2. 25-22 7-10 3. 23-19 9-13 *", None);
+    assert_eq!(
+        (variant.as_deref(), how),
+        (Some("russian"), How::Inferred),
+        "{message}"
+    );
+    assert!(message.contains("hoogland"), "{message}");
     let (variant, how, _) = decide("1. c3-d4 f6-g5 2. b2-c3 g7-f6 *", Some("russian"));
     assert_eq!((variant.as_deref(), how), (Some("russian"), How::Chosen));
     // Light squares and orthogonal moves: a board of all squares (Turkish and its family).

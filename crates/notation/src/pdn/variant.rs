@@ -408,10 +408,11 @@ impl VariantDecider {
                     );
                     return inferred("american", why, &fit);
                 }
-                // Otherwise the most played of those whose players name the squares as the
-                // game does: the PDN standard lists its games so (checkers' numbered problem
-                // files are American, algebraic 8x8 files Russian). Where the moves replay
-                // alike, so does the game; the others are named for the caller.
+                // Otherwise a game of the PDN standard's list, preferring those whose players
+                // name the squares as the game does, then the most played (the list's order):
+                // checkers' numbered problem files are American, algebraic 8x8 files Russian.
+                // Where the moves replay alike, so does the game; the others are named for the
+                // caller.
                 let rank = |id: &String| GAME_TYPES.iter().position(|(_, _, v)| *v == Some(id));
                 let numbers = evidence.numbers();
                 let named_so = |id: &String| {
@@ -422,7 +423,10 @@ impl VariantDecider {
                             .is_some_and(|v| v.geometry.numeric_names() == n)
                     })
                 };
-                fit.sort_by_key(|id| (!named_so(id), rank(id).unwrap_or(usize::MAX), id.clone()));
+                fit.sort_by_key(|id| {
+                    let rank = rank(id);
+                    (rank.is_none(), !named_so(id), rank, id.clone())
+                });
                 if let Some(rank) = rank(&fit[0]) {
                     let (number, name, _) = GAME_TYPES[rank];
                     let names = match numbers {

@@ -102,6 +102,13 @@ impl AppState {
         }
     }
 
+    /// Waits, at most `within` for each pool, for the blocking work under way (the requests that
+    /// asked for it are gone, so searches are stopping).
+    pub(crate) async fn settle(&self, within: Duration) {
+        self.searches.settle(within).await;
+        self.work.settle(within).await;
+    }
+
     /// Searches running at this moment.
     pub fn searches_running(&self) -> usize {
         self.searches.running()

@@ -193,8 +193,10 @@ impl Server {
         let evictor = tokio::spawn(evict_idle_games(Arc::downgrade(&self.state)));
         let result = transport::serve(self.listener, self.app, &self.transport, shutdown).await;
         evictor.abort();
-        // A review holds a search slot for minutes: stopping the server stops it.
+        // A review holds a search slot for minutes: stopping the server stops it. Then the work
+        // under way, which holds the database (and its lock), is waited for.
         self.state.reviews.stop_all();
+        self.state.settle(self.transport.shutdown_grace).await;
         result
     }
 }

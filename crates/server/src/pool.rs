@@ -15,6 +15,7 @@ use crate::error::ApiError;
 /// A bounded set of blocking slots with a bounded wait.
 pub struct Pool {
     name: &'static str,
+    size: usize,
     slots: Arc<Semaphore>,
     waiting: AtomicUsize,
     max_waiting: usize,
@@ -28,6 +29,7 @@ impl Pool {
         let size = size.max(1);
         Pool {
             name,
+            size,
             slots: Arc::new(Semaphore::new(size)),
             waiting: AtomicUsize::new(0),
             max_waiting,
@@ -39,6 +41,13 @@ impl Pool {
     /// Closures running at this moment.
     pub fn running(&self) -> usize {
         self.running.load(Ordering::SeqCst)
+    }
+
+    /// Waits, at most `within`, until no work runs (a stopped server's work would hold its
+    /// database open).
+    pub async fn settle(&self, within: Duration) {
+        let all = u32::try_from(self.size).unwrap_or(u32::MAX);
+        let _ = tokio::time::timeout(within, self.slots.acquire_many(all)).await;
     }
 
     fn busy(&self) -> ApiError {

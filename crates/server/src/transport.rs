@@ -14,6 +14,7 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::{watch, Notify, Semaphore};
+use tokio::task::JoinSet;
 
 /// Transport limits (documented in docs/api.md).
 #[derive(Clone, Debug)]
@@ -25,7 +26,8 @@ pub struct Transport {
     pub body_timeout: Duration,
     /// Open connections before the oldest are asked to close.
     pub max_connections: usize,
-    /// Time requests under way get to finish at shutdown (event streams never do).
+    /// Time requests under way get to finish at shutdown (event streams never do); then their
+    /// connections are closed.
     pub shutdown_grace: Duration,
 }
 
@@ -61,6 +63,7 @@ pub async fn serve(
     let permits = Arc::new(Semaphore::new(cap + SLACK));
     let open = Arc::new(Mutex::new(Open::default()));
     let (stop_tx, stop_rx) = watch::channel(false);
+    let mut connections = JoinSet::new();
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
@@ -70,6 +73,8 @@ pub async fn serve(
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {
+        // Forget the connections that have closed.
+        while connections.try_join_next().is_some() {}
         let (stream, _peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(pair) => pair,
@@ -108,8 +113,8 @@ pub async fn serve(
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let open = open.clone();
         let mut stop = stop_rx.clone();
-        tokio::spawn(async move {
-            tokio::pin!(connection);
+        connections.spawn(async move {
+            let mut connection = Box::pin(connection);
             let mut asked = false;
             loop {
                 tokio::select! {
@@ -124,6 +129,9 @@ pub async fn serve(
                     }
                 }
             }
+            // The connection (and the state its service holds) goes before its permit: once all
+            // permits are back, a stopping server holds nothing of its connections.
+            drop(connection);
             let mut open = open.lock().unwrap_or_else(|e| e.into_inner());
             open.order.retain(|(i, _)| *i != id);
             drop(permit);
@@ -131,8 +139,16 @@ pub async fn serve(
     }
     drop(listener);
     let _ = stop_tx.send(true);
-    // Wait for the connections to finish, for a while (event streams never do).
-    let all = u32::try_from(cap + SLACK).unwrap_or(u32::MAX);
-    let _ = tokio::time::timeout(limits.shutdown_grace, permits.acquire_many(all)).await;
+    // Wait for the connections to finish, for a while (event streams never do), then close the
+    // rest: their requests are dropped, which stops their searches, and nothing of them stays
+    // alive (they hold the database) once the server has stopped. A change is committed before
+    // it is answered, so a dropped request loses nothing that was acknowledged.
+    let finished = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(limits.shutdown_grace, finished)
+        .await
+        .is_err()
+    {
+        connections.shutdown().await;
+    }
     Ok(())
 }

@@ -70,6 +70,42 @@ async fn a_second_server_on_the_same_database_is_refused() {
     again.stop().await;
 }
 
+/// A stopped server frees its database at once, even when a search was still running and its
+/// request outlived the shutdown grace: the search is stopped and waited for. (It was left
+/// running, holding the database's lock, so that a server started next in the same process was
+/// refused as "in use": the load test failed that way now and then.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_server_stops_its_searches_and_frees_the_database() {
+    let db = temp_db("stopped");
+    let mut cfg = config(db.clone(), 1);
+    cfg.transport.shutdown_grace = Duration::from_millis(100);
+    let server = TestServer::start_with(cfg).await;
+    let c = reqwest::Client::new();
+    let (status, game) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "international", "white": "engine", "black": "human", "engine_time": 10}),
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let url = server.url(&format!("/api/games/{id}/engine"));
+    let search = tokio::spawn(async move { post(&reqwest::Client::new(), &url, json!({})).await });
+    while server.state.searches_running() == 0 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let stopping = std::time::Instant::now();
+    server.stop().await;
+    assert!(
+        stopping.elapsed() < Duration::from_secs(5),
+        "the stop waited {:?} for a 10 s search",
+        stopping.elapsed()
+    );
+    let again = TestServer::start(db, 1).await;
+    again.stop().await;
+    let _ = search.await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_games_leave_memory_and_come_back() {
     let mut cfg = config(temp_db("idle"), 1);

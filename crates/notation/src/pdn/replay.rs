@@ -71,12 +71,6 @@ impl<B: Bits> Replay<B> {
     }
 }
 
-/// The position a FEN names under these rules.
-pub fn position_of<B: Bits>(rules: &Rules<B>, fen: &str) -> Result<Position<B>, String> {
-    let setup = parse_fen(&rules.variant().geometry, fen).map_err(|e| e.to_string())?;
-    Position::from_setup(rules, &setup).map_err(|e| e.to_string())
-}
-
 /// The position a FEN names where `next` is the move recorded after it. The PDN standard lets a
 /// FEN leave the side to move unknown (`?`): it is then the side that can play `next`, or
 /// White when no move follows or neither side can play it (the replay then names that move).

@@ -41,10 +41,21 @@ impl Budget {
                 Err(fail("time must be from 0.001 to 3600 seconds"))
             }
             // Levels 6-8 search one line with a fixed budget: the two games of a pair would be
-            // copies of each other; their node budgets are --nodes 100000 and 400000.
-            Budget::Level(l) if l.number() > 5 => Err(fail(
-                "levels 6 to 8 are not drawn among near-best moves; use --nodes (level 6 is --nodes 100000, level 7 --nodes 400000)",
-            )),
+            // copies of each other.
+            Budget::Level(l) if l.number() > 5 => {
+                let nodes = |n| {
+                    Level::new(n)
+                        .ok()
+                        .and_then(Level::budget)
+                        .map_or(0, |b| b.nodes)
+                };
+                Err(fail(&format!(
+                    "levels 6 to 8 are not drawn among near-best moves; use --nodes (level 6 is \
+                     --nodes {}, level 7 --nodes {})",
+                    nodes(6),
+                    nodes(7)
+                )))
+            }
             b => Ok(b),
         }
     }

@@ -355,11 +355,23 @@ impl VariantDecider {
         if boards.is_empty() {
             return refused(format!("no variant of Damspel has a board for {board}"));
         }
-        let inferred = |id: &str, why: String, fit: &[String]| VariantDecision {
-            variant: Some(id.to_string()),
-            how: How::Inferred,
-            message: format!("{id} (inferred: {why})"),
-            alternatives: fit.iter().filter(|f| *f != id).cloned().collect(),
+        // The others that replay the game are named, in the message and for the caller.
+        let inferred = |id: &str, why: String, fit: &[String]| {
+            let alternatives: Vec<String> = fit.iter().filter(|f| *f != id).cloned().collect();
+            let also = if alternatives.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; all {plies} moves also replay under {}",
+                    alternatives.join(", ")
+                )
+            };
+            VariantDecision {
+                variant: Some(id.to_string()),
+                how: How::Inferred,
+                message: format!("{id} (inferred: {why}{also})"),
+                alternatives,
+            }
         };
         match fit.len() {
             0 => refused(match farthest {
@@ -377,21 +389,10 @@ impl VariantDecider {
                 &fit,
             ),
             _ => {
-                let also = |id: &str, fit: &[String]| {
-                    let others: Vec<&str> = fit
-                        .iter()
-                        .filter(|f| *f != id)
-                        .map(String::as_str)
-                        .collect();
-                    format!("all {plies} moves also replay under {}", others.join(", "))
-                };
                 // The conventions of the PDN standard: no GameType means International (20);
                 // numbered 8x8 squares with Black moving first are checkers' notation (21).
                 if fit.iter().any(|f| f == "international") {
-                    let why = format!(
-                        "{board}; no GameType tag means International (GameType 20); {}",
-                        also("international", &fit)
-                    );
+                    let why = format!("{board}; no GameType tag means International (GameType 20)");
                     return inferred("international", why, &fit);
                 }
                 let black_first: Vec<&String> = fit
@@ -403,8 +404,7 @@ impl VariantDecider {
                     && game.tag("FEN").is_none()
                 {
                     let why = format!(
-                        "{board}; Black moves first, as in checkers' notation (GameType 21); {}",
-                        also("american", &fit)
+                        "{board}; Black moves first, as in checkers' notation (GameType 21)"
                     );
                     return inferred("american", why, &fit);
                 }
@@ -437,8 +437,7 @@ impl VariantDecider {
                     let names = if named_so(&fit[0]) { names } else { "" };
                     let why = format!(
                         "{board}; the most played of the variants{names} that fit, {name} \
-                         (GameType {number}); {}",
-                        also(&fit[0], &fit)
+                         (GameType {number})"
                     );
                     return inferred(&fit[0], why, &fit);
                 }

@@ -105,19 +105,17 @@ impl Level {
         // 63 Elo of one search of 100,000 nodes there, and more nodes buy little, so the ladder
         // climbs by depth one level later: levels 3-6 are the other families' 2-5, and level 2
         // is a depth-2 search drawing among moves within 2 men (+145 over level 1, 162 below
-        // level 3, where the depth-2 level with 0.8 men was 350 above level 1).
-        let (depth, nodes, margin) = match self.0 {
-            1 => (Some(1), 1_000, 150),
-            2 => (Some(2), 2_000, 200),
-            3..=6 => return Level(self.0 - 1).budget(),
-            7 => (None, 1_000_000, 0),
-            _ => return None,
-        };
-        Some(Budget {
-            depth,
-            nodes,
-            margin,
-        })
+        // level 3, where the depth-2 level with 0.8 men was 350 above level 1). Levels 1, 7
+        // and 8 are the others'.
+        match self.0 {
+            2 => Some(Budget {
+                depth: Some(2),
+                nodes: 2_000,
+                margin: 200,
+            }),
+            3..=6 => Level(self.0 - 1).budget(),
+            _ => self.budget(),
+        }
     }
 
     /// The move to play in the game's current position at this level.

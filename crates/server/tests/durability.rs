@@ -94,6 +94,7 @@ async fn a_stopped_server_stops_its_searches_and_frees_the_database() {
     while server.state.searches_running() == 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    let state = server.state.clone();
     let stopping = std::time::Instant::now();
     server.stop().await;
     assert!(
@@ -101,6 +102,8 @@ async fn a_stopped_server_stops_its_searches_and_frees_the_database() {
         "the stop waited {:?} for a 10 s search",
         stopping.elapsed()
     );
+    assert_eq!(state.searches_running(), 0, "the search outlived the stop");
+    drop(state);
     let again = TestServer::start(db, 1).await;
     again.stop().await;
     let _ = search.await;

@@ -6,7 +6,7 @@
 use std::fmt;
 
 use damspel_rules::{
-    Bits, Duplicates, Geometry, Move, MoveDetail, Position, RouteFilter, Rules, Square,
+    Bits, Duplicates, Geometry, Move, MoveDetail, Position, RouteFilter, Rules, Square, Until,
 };
 
 /// Why a move text was not accepted.
@@ -21,6 +21,8 @@ pub enum MoveTextError {
         text: String,
         candidates: Vec<String>,
     },
+    /// Listing the legal moves was given up (`parse_move_until`).
+    Stopped { text: String },
 }
 
 impl fmt::Display for MoveTextError {
@@ -36,6 +38,10 @@ impl fmt::Display for MoveTextError {
                 f,
                 "`{text}` is ambiguous: it could be {}; write the full path",
                 candidates.join(" or ")
+            ),
+            MoveTextError::Stopped { text } => write!(
+                f,
+                "`{text}` was not read: listing the legal moves took too long and was given up"
             ),
         }
     }
@@ -130,9 +136,23 @@ pub fn parse_move<B: Bits>(
     pos: &Position<B>,
     text: &str,
 ) -> Result<Move<B>, MoveTextError> {
+    parse_move_until(rules, pos, text, Until::NEVER)
+}
+
+/// `parse_move`, given up (`MoveTextError::Stopped`) when `until` is reached: the legal moves of
+/// a position built to be slow can take long to list.
+pub fn parse_move_until<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    text: &str,
+    until: Until,
+) -> Result<Move<B>, MoveTextError> {
     let geometry = &rules.variant().geometry;
     let parsed = parse_move_text(geometry, text)?;
-    let mut legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+    let stopped = |_| MoveTextError::Stopped { text: quoted(text) };
+    let mut legal = rules
+        .legal_moves_detailed_until(pos, Duplicates::Merge, until)
+        .map_err(stopped)?;
     sort_for_reading(geometry, &mut legal);
     let (from, to) = (
         parsed.squares[0],
@@ -145,17 +165,18 @@ pub fn parse_move<B: Bits>(
         .collect();
     // The moves with these ends that have a route the filter keeps. Routes are matched during
     // the generator's walk: a capture can have millions of them.
-    let routed = |filter: RouteFilter| -> Vec<&MoveDetail<B>> {
+    let routed = |filter: RouteFilter| -> Result<Vec<&MoveDetail<B>>, MoveTextError> {
         let moves: Vec<Move<B>> = rules
-            .capture_routes(pos, filter)
+            .capture_routes_until(pos, filter, until)
+            .map_err(stopped)?
             .into_iter()
             .map(|d| d.mv)
             .collect();
-        same_ends
+        Ok(same_ends
             .iter()
             .copied()
             .filter(|d| moves.contains(&d.mv))
-            .collect()
+            .collect())
     };
     let mut matching: Vec<&MoveDetail<B>> = Vec::new();
     if inner.is_empty() {
@@ -163,7 +184,7 @@ pub fn parse_move<B: Bits>(
         // `f5xa5` is also the full path of a capture in one leg: when exactly one of the moves
         // with these ends has such a route, the text names it.
         if matching.len() > 1 {
-            let one_leg = routed(RouteFilter::Landings(&[]));
+            let one_leg = routed(RouteFilter::Landings(&[]))?;
             if one_leg.len() == 1 {
                 matching = one_leg;
             }
@@ -176,7 +197,7 @@ pub fn parse_move<B: Bits>(
             RouteFilter::LandingsInOrder(inner),
             RouteFilter::PassedInOrder(inner),
         ] {
-            matching = routed(filter);
+            matching = routed(filter)?;
             if !matching.is_empty() {
                 break;
             }

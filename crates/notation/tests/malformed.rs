@@ -603,6 +603,9 @@ fn check_move_text_error(text: &str, e: &MoveTextError) -> Result<(), TestCaseEr
         MoveTextError::Ambiguous { candidates, .. } => {
             prop_assert!(candidates.len() >= 2, "`{text}`: {msg}");
         }
+        MoveTextError::Stopped { .. } => {
+            prop_assert!(false, "`{text}`: a parse without a stop condition stopped");
+        }
     }
     Ok(())
 }

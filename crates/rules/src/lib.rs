@@ -28,7 +28,7 @@ pub use catalogue::{Catalogue, CatalogueError};
 pub use color::Color;
 pub use game::{DrawReason, Game, Outcome, WinReason};
 pub use geometry::{Geometry, Square, SquareNames, Squares};
-pub use movegen::{Duplicates, RouteFilter, Stopped};
+pub use movegen::{Duplicates, RouteFilter, Stopped, Until};
 pub use mv::{Move, MoveDetail};
 pub use perft::{perft, Divided, Perft};
 pub use piece::Piece;

@@ -757,11 +757,15 @@ fn empty_and_lone_piece_positions() {
     }
 }
 
-/// A raised stop flag gives up a long capture walk (the audit's universal position: a king among
-/// 22 kings, millions of sequences) and never a short one; a lowered flag changes nothing.
+/// A raised stop flag or a passed deadline gives up a long capture walk (the audit's universal
+/// position: a king among 22 kings, millions of sequences) and never a short one; a lowered flag
+/// changes nothing.
 #[test]
 fn a_stop_flag_gives_up_long_capture_walks_only() {
     use std::sync::atomic::AtomicBool;
+    use std::time::{Duration, Instant};
+
+    use damspel_rules::Until;
     let catalogue = Catalogue::builtin();
     let rules = Rules::<u64>::new(catalogue.get("universal").unwrap()).unwrap();
     let g = &rules.variant().geometry;
@@ -817,6 +821,17 @@ fn a_stop_flag_gives_up_long_capture_walks_only() {
         .legal_moves_until(&start, &mut list, Duplicates::Merge, &raised)
         .unwrap();
     assert_eq!(list, rules.moves(&start));
+    // A deadline already passed stops the big walk as the flag does; a later one lets it end.
+    let passed = Until::deadline(Instant::now());
+    assert_eq!(
+        rules.legal_moves_until(&big, &mut list, Duplicates::Merge, passed),
+        Err(damspel_rules::Stopped)
+    );
+    let later = Until::flag(&lowered).or_at(Instant::now() + Duration::from_secs(3600));
+    rules
+        .legal_moves_until(&big, &mut list, Duplicates::Merge, later)
+        .unwrap();
+    assert_eq!(list, rules.moves(&big));
 }
 
 /// A case the proptest found: two Universal kings among 13 men whose capture is listed by the

@@ -4,13 +4,14 @@
 //! them into what the API answers. Blocking work: callers run it on the work pool.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use base64::Engine as _;
 use damspel_notation::pdn::{
-    read_file, replay, tag_value, Claim, How, Item, PdnFile, PdnRead, VariantDecider,
+    read_file, replay_until, tag_value, Claim, How, Item, PdnFile, PdnRead, VariantDecider,
 };
 use damspel_notation::{full_path, write_fen};
-use damspel_rules::{with_rules, Catalogue, Duplicates, Variant};
+use damspel_rules::{with_rules, Catalogue, Duplicates, Until, Variant};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -234,7 +235,9 @@ fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Read
     }
     with_rules!(variant, |rules| {
         let rules = Arc::new(rules);
-        let replayed = replay(game, &rules);
+        // One request's bound on listing moves, as for a game's own replay (session.rs).
+        let until = Until::deadline(Instant::now() + crate::session::MOVE_LIST_TIME);
+        let replayed = replay_until(game, &rules, until);
         if let Some(e) = &replayed.error {
             return Err(ApiError::unprocessable(format!(
                 "move {} (`{}`): {}",
@@ -254,7 +257,14 @@ fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Read
         };
         let mut moves = Vec::with_capacity(replayed.plies.len());
         for ply in replayed.plies.iter().filter(|_| paths) {
-            let legal = rules.legal_moves_detailed(&ply.before, Duplicates::Merge);
+            let legal = rules
+                .legal_moves_detailed_until(&ply.before, Duplicates::Merge, until)
+                .map_err(|_| {
+                    ApiError::unprocessable(format!(
+                        "move `{}`: listing the legal moves took too long and was given up",
+                        ply.text
+                    ))
+                })?;
             let detail = legal.iter().find(|d| d.mv == ply.mv).ok_or_else(|| {
                 ApiError::internal(format!("`{}` replayed to a move not in the list", ply.text))
             })?;

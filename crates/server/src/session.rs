@@ -2,13 +2,14 @@
 //! the handlers work on every variant through one object.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
 use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
 use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
 use damspel_rules::{
-    with_rules, Bits, Color, Duplicates, Game, Move, Outcome, Position, Rules, Variant,
+    with_rules, Bits, Color, Duplicates, Game, Move, MoveDetail, Outcome, Position, Rules, Until,
+    Variant,
 };
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -349,7 +350,13 @@ impl<B: Bits> GameSession<B> {
 
     /// Plays a move given as text at `at`; `recorded`: a draw the players could have claimed
     /// does not stop it (a recorded game, or a stored one replayed). Returns the move's node.
-    fn play_as(&mut self, at: usize, text: &str, recorded: bool) -> Result<usize, ApiError> {
+    fn play_as(
+        &mut self,
+        at: usize,
+        text: &str,
+        recorded: bool,
+        deadline: Instant,
+    ) -> Result<usize, ApiError> {
         self.go(at)?;
         // (Stored and recorded moves were accepted once: they are replayed whatever the end.)
         if let Some(end) = self.meta.play.ending.as_ref().filter(|_| !recorded) {
@@ -372,6 +379,7 @@ impl<B: Bits> GameSession<B> {
         }
         let rules = self.game.rules();
         let pos = self.game.position();
+        let legal = listed(rules, pos, deadline)?;
         let mv =
             parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The move is already there: follow it.
@@ -391,10 +399,13 @@ impl<B: Bits> GameSession<B> {
                 "a game may have at most {MAX_NODES} moves in all its lines"
             )));
         }
-        let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
         let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
             ApiError::internal(format!("`{text}` parsed to a move not in the list"))
         })?;
+        // The game's positions are shown with their moves: one whose moves cannot be listed in
+        // time is not played into.
+        listed(rules, &pos.play(&mv), deadline)
+            .map_err(|e| e.context(&format!("after `{text}`")))?;
         let g = &rules.variant().geometry;
         let shown = move_json(g, detail, format_detail(g, detail, &legal));
         let node = self.tree.add(at, (mv, shown));
@@ -415,6 +426,9 @@ impl<B: Bits> GameSession<B> {
             parse_fen(g, &meta.start_fen).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         let start = Position::from_setup(&rules, &setup)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        // One bound for the whole replay: a stored or imported game is one request.
+        let deadline = listing_deadline();
+        listed(&rules, &start, deadline).map_err(|e| e.context("the start position"))?;
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
@@ -422,7 +436,7 @@ impl<B: Bits> GameSession<B> {
             path: vec![0],
         };
         if let Some(stored) = stored {
-            session.load_tree(stored)?;
+            session.load_tree(stored, deadline)?;
             return Ok(session);
         }
         if moves.len() + redo.len() > MAX_PLIES {
@@ -432,7 +446,7 @@ impl<B: Bits> GameSession<B> {
         // The undone moves (stored in playing order) go on the same line.
         let mut at = 0;
         for (i, text) in moves.iter().chain(redo).enumerate() {
-            at = session.play_as(at, text, true).map_err(|e| {
+            at = session.play_as(at, text, true, deadline).map_err(|e| {
                 let which = if i < moves.len() {
                     format!("move {}", i + 1)
                 } else {
@@ -448,7 +462,7 @@ impl<B: Bits> GameSession<B> {
 
     /// Rebuilds a stored tree, checking it like a request: each parent before its children,
     /// each move legal where it stands, no move twice after the same node.
-    fn load_tree(&mut self, stored: StoredTree) -> Result<(), ApiError> {
+    fn load_tree(&mut self, stored: StoredTree, deadline: Instant) -> Result<(), ApiError> {
         if stored.nodes.len() >= MAX_NODES {
             return Err(ApiError::unprocessable(format!(
                 "the tree has {} moves, more than {MAX_NODES}",
@@ -465,7 +479,9 @@ impl<B: Bits> GameSession<B> {
                     "its parent comes after it".to_string(),
                 )));
             }
-            let got = self.play_as(n.parent, &n.mv, true).map_err(context)?;
+            let got = self
+                .play_as(n.parent, &n.mv, true, deadline)
+                .map_err(context)?;
             if got != id {
                 return Err(context(ApiError::unprocessable(
                     "the same move twice after one node".to_string(),
@@ -504,7 +520,14 @@ impl<B: Bits> GameSession<B> {
 
     /// Adds one line of a recorded game after node `at`. `main`: its moves are already played
     /// (the main line), so only its variations and notes are added.
-    fn graft_line(&mut self, mut at: usize, line: &Line, main: bool, skipped: &mut Vec<String>) {
+    fn graft_line(
+        &mut self,
+        mut at: usize,
+        line: &Line,
+        main: bool,
+        skipped: &mut Vec<String>,
+        deadline: Instant,
+    ) {
         let mut pre: Option<String> = None;
         let mut moved = false;
         for item in &line.items {
@@ -513,7 +536,7 @@ impl<B: Bits> GameSession<B> {
                     let node = if main {
                         self.tree.node(at).children.first().copied()
                     } else {
-                        match self.play_as(at, &m.text, true) {
+                        match self.play_as(at, &m.text, true, deadline) {
                             Ok(n) => Some(n),
                             Err(e) => {
                                 skipped.push(format!(
@@ -526,7 +549,7 @@ impl<B: Bits> GameSession<B> {
                     };
                     let Some(node) = node else { return };
                     for v in &m.variations {
-                        self.graft_line(at, v, false, skipped);
+                        self.graft_line(at, v, false, skipped, deadline);
                     }
                     let n = self.tree.node_mut(node);
                     if let Some(p) = pre.take() {
@@ -692,6 +715,35 @@ fn wrap(text: &str) -> String {
     }
     out.push_str(&line);
     out
+}
+
+/// The longest a game's position may take to list its moves. Only positions built to be slow
+/// (a flying king among twenty kings) come near: the slowest known takes under a second. A
+/// position is checked when it enters a game (its start, a move played or replayed), so that
+/// showing it later is bounded too.
+pub const MOVE_LIST_TIME: Duration = Duration::from_secs(5);
+
+/// The legal moves of `pos`, or a refusal when they are not listed by `deadline` (the request's
+/// bound, `MOVE_LIST_TIME` from its start).
+fn listed<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    deadline: Instant,
+) -> Result<Vec<MoveDetail<B>>, ApiError> {
+    rules
+        .legal_moves_detailed_until(pos, Duplicates::Merge, Until::deadline(deadline))
+        .map_err(|_| {
+            ApiError::unprocessable(format!(
+                "listing the legal moves of this position takes more than {} s (a capture with \
+                 too many routes to walk); Damspel does not play it",
+                MOVE_LIST_TIME.as_secs()
+            ))
+        })
+}
+
+/// The end of the time a request may spend listing the moves of the positions it plays.
+fn listing_deadline() -> Instant {
+    Instant::now() + MOVE_LIST_TIME
 }
 
 fn too_long() -> ApiError {
@@ -917,15 +969,18 @@ impl<B: Bits> Session for GameSession<B> {
     }
 
     fn play(&mut self, text: &str) -> Result<(), ApiError> {
-        self.play_as(self.cursor(), text, false).map(|_| ())
+        self.play_as(self.cursor(), text, false, listing_deadline())
+            .map(|_| ())
     }
 
     fn play_at(&mut self, at: usize, text: &str) -> Result<(), ApiError> {
-        self.play_as(at, text, false).map(|_| ())
+        self.play_as(at, text, false, listing_deadline())
+            .map(|_| ())
     }
 
     fn play_recorded(&mut self, text: &str) -> Result<(), ApiError> {
-        self.play_as(self.cursor(), text, true).map(|_| ())
+        self.play_as(self.cursor(), text, true, listing_deadline())
+            .map(|_| ())
     }
 
     fn undo(&mut self) -> Result<(), ApiError> {
@@ -1016,7 +1071,7 @@ impl<B: Bits> Session for GameSession<B> {
 
     fn graft(&mut self, line: &Line) -> Vec<String> {
         let mut skipped = Vec::new();
-        self.graft_line(0, line, true, &mut skipped);
+        self.graft_line(0, line, true, &mut skipped, listing_deadline());
         let end = self.tree.main_end();
         let _ = self.go(end);
         skipped
@@ -1277,5 +1332,51 @@ impl std::fmt::Display for ClockText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let s = self.0;
         write!(f, "{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use damspel_notation::parse_fen;
+    use damspel_rules::Catalogue;
+
+    use super::*;
+
+    fn position(variant: &str, fen: &str) -> (Rules<u64>, Position<u64>) {
+        let rules = Rules::<u64>::new(Catalogue::builtin().get(variant).unwrap()).unwrap();
+        let setup = parse_fen(&rules.variant().geometry, fen).unwrap();
+        let pos = Position::from_setup(&rules, &setup).unwrap();
+        (rules, pos)
+    }
+
+    /// Two flying kings among 25 kings (crates/conformance/data/worst-captures.tsv, the slowest
+    /// row known): some 5 million jumps to list, far more than a millisecond.
+    const SLOW: &str = "W:WKc7,Kd7:BKc1,Kf1,Kb2,Ke2,Kf2,Kb3,d3,h3,Ka4,Kc4,f4,Kh4,Kb5,Kd5,Ke5,\
+                        Kf5,g5,Kh5,Kb6,Kf6,Kb7,Ke7,Kf7,Kg7,Kh7,Kb8,Ke8";
+
+    #[test]
+    fn a_listing_over_its_time_is_refused_with_a_reason() {
+        let (rules, pos) = position("universal", SLOW);
+        let soon = Instant::now() + Duration::from_millis(1);
+        let refused = listed(&rules, &pos, soon).unwrap_err();
+        assert_eq!(refused.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            refused.message.contains("takes more than 5 s"),
+            "{}",
+            refused.message
+        );
+    }
+
+    #[test]
+    fn a_listing_within_its_time_is_the_whole_list() {
+        let (rules, pos) = position("universal", SLOW);
+        let all = listed(&rules, &pos, listing_deadline()).unwrap();
+        assert_eq!(all, rules.legal_moves_detailed(&pos, Duplicates::Merge));
+        // A small listing never looks at the clock: a millisecond is plenty, however busy.
+        let (rules, start) = position("international", "W:W31-50:B1-20");
+        let soon = Instant::now() + Duration::from_millis(1);
+        let quick = listed(&rules, &start, soon).unwrap();
+        // ../shared/reference/perft.tsv, row `international W:W31-50:B1-20 1 9` (dctl).
+        assert_eq!(quick.len(), 9);
     }
 }

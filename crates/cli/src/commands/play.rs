@@ -729,6 +729,7 @@ fn read_move<B: Bits>(
             Err(e)
         }
         Err(MoveTextError::Syntax { .. }) => Err(first),
+        Err(e @ MoveTextError::Stopped { .. }) => Err(e),
     }
 }
 

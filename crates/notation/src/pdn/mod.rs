@@ -16,7 +16,7 @@ pub use read::{
     PdnFile, PdnRead, ReadLimits, MAX_DEPTH, MAX_FILE_LEN, MAX_GAMES, MAX_GAME_LEN, MAX_MOVES,
     MAX_MOVE_LEN, MAX_TREE_MOVES,
 };
-pub use replay::{position_for, replay, Claim, Replay, ReplayError, ReplayPly};
+pub use replay::{position_for, replay, replay_until, Claim, Replay, ReplayError, ReplayPly};
 pub use result::{read_result, result_style, write_result, GameResult, ResultStyle};
 pub use tree::{Item, Line, MoveNode};
 pub use variant::{How, VariantDecider, VariantDecision};

@@ -6,13 +6,13 @@
 
 use std::sync::Arc;
 
-use damspel_rules::{Bits, Color, Game, Move, Outcome, Position, Rules};
+use damspel_rules::{Bits, Color, Game, Move, Outcome, Position, Rules, Until};
 use serde::Serialize;
 
 use super::read::PdnRead;
 use super::tree::Item;
 use crate::fen::parse_fen;
-use crate::movetext::{parse_move, MoveTextError};
+use crate::movetext::{parse_move_until, MoveTextError};
 
 /// A game replayed: its start, every ply played, the draw claims met, and the first error.
 #[derive(Clone, Debug)]
@@ -79,6 +79,15 @@ pub fn position_for<B: Bits>(
     fen: &str,
     next: Option<&str>,
 ) -> Result<Position<B>, String> {
+    position_for_until(rules, fen, next, Until::NEVER)
+}
+
+fn position_for_until<B: Bits>(
+    rules: &Rules<B>,
+    fen: &str,
+    next: Option<&str>,
+    until: Until,
+) -> Result<Position<B>, String> {
     let mut setup = parse_fen(&rules.variant().geometry, fen).map_err(|e| e.to_string())?;
     if setup.side_to_move.is_none() {
         let mut first = None;
@@ -87,8 +96,10 @@ pub fn position_for<B: Bits>(
             let Ok(pos) = Position::from_setup(rules, &setup) else {
                 continue;
             };
-            if next.is_some_and(|text| parse_move(rules, &pos, text).is_ok()) {
-                return Ok(pos);
+            match next.map(|text| parse_move_until(rules, &pos, text, until)) {
+                Some(Ok(_)) => return Ok(pos),
+                Some(Err(e @ MoveTextError::Stopped { .. })) => return Err(e.to_string()),
+                _ => {}
             }
             first.get_or_insert(pos);
         }
@@ -111,14 +122,23 @@ fn next_move(items: &[Item]) -> Option<&str> {
 
 /// Replays the main line of `game` under `rules` (see the module's documentation).
 pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
+    replay_until(game, rules, Until::NEVER)
+}
+
+/// `replay`, given up (with an error at the move being read) when `until` is reached: a file
+/// can hold positions built to make listing their moves slow.
+pub fn replay_until<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>, until: Until) -> Replay<B> {
     let items = &game.tree.items;
+    let parse = |pos: &Position<B>, text: &str| parse_move_until(rules, pos, text, until);
     let start = match game.tag("FEN").filter(|f| !f.trim().is_empty()) {
         None => Ok(Position::start(rules)),
-        Some(fen) => position_for(rules, fen, next_move(items)).map_err(|reason| ReplayError {
-            ply: 1,
-            text: format!("[FEN \"{fen}\"]"),
-            reason,
-        }),
+        Some(fen) => {
+            position_for_until(rules, fen, next_move(items), until).map_err(|reason| ReplayError {
+                ply: 1,
+                text: format!("[FEN \"{fen}\"]"),
+                reason,
+            })
+        }
     };
     let mut out = Replay {
         start: Position::start(rules),
@@ -140,24 +160,26 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
     for (i, item) in items.iter().enumerate() {
         let ply = out.plies.len() + 1;
         match item {
-            Item::Setup { fen } => match position_for(rules, fen, next_move(&items[i + 1..])) {
-                Ok(pos) => state = Game::from_position(rules.clone(), pos),
-                Err(reason) => {
-                    out.error = Some(ReplayError {
-                        ply,
-                        text: format!("/FEN \"{fen}\"/"),
-                        reason,
-                    });
-                    break;
+            Item::Setup { fen } => {
+                match position_for_until(rules, fen, next_move(&items[i + 1..]), until) {
+                    Ok(pos) => state = Game::from_position(rules.clone(), pos),
+                    Err(reason) => {
+                        out.error = Some(ReplayError {
+                            ply,
+                            text: format!("/FEN \"{fen}\"/"),
+                            reason,
+                        });
+                        break;
+                    }
                 }
-            },
+            }
             Item::Move(node) => {
                 let before = *state.position();
                 // A quiet move written as a capture (`38x33`) is read as players read it.
-                let parsed = parse_move(rules, &before, &node.text)
+                let parsed = parse(&before, &node.text)
                     .or_else(|e| match node.text.split_once(['x', 'X', ':']) {
                         Some((a, b)) if !b.contains(['x', 'X', ':']) => {
-                            parse_move(rules, &before, &format!("{a}-{b}"))
+                            parse(&before, &format!("{a}-{b}"))
                                 .ok()
                                 .filter(|mv| !mv.is_capture())
                                 .ok_or(e)
@@ -166,7 +188,7 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
                     })
                     .or_else(|e| match e {
                         MoveTextError::Ambiguous { ref candidates, .. } => {
-                            resolve(rules, &state, candidates, &items[i + 1..], &mut budget)
+                            resolve(&parse, &state, candidates, &items[i + 1..], &mut budget)
                                 .ok_or(e)
                         }
                         e => Err(e),
@@ -219,7 +241,7 @@ const LOOK_AHEAD_BUDGET: usize = 100_000;
 /// route can stand for twenty plies before a move shows it), when exactly one does, as a reader
 /// of the game would tell them apart. `None` when the moves that follow do not decide.
 fn resolve<B: Bits>(
-    rules: &Arc<Rules<B>>,
+    parse: &impl Fn(&Position<B>, &str) -> Result<Move<B>, MoveTextError>,
     state: &Game<B>,
     candidates: &[String],
     rest: &[Item],
@@ -227,7 +249,7 @@ fn resolve<B: Bits>(
 ) -> Option<Move<B>> {
     let mut best: Vec<(Move<B>, usize)> = Vec::new();
     for text in candidates {
-        let Ok(mv) = parse_move(rules, state.position(), text) else {
+        let Ok(mv) = parse(state.position(), text) else {
             continue;
         };
         let mut pos = state.position().play(&mv);
@@ -236,7 +258,7 @@ fn resolve<B: Bits>(
             match item {
                 Item::Move(node) if *budget > 0 => {
                     *budget -= 1;
-                    match parse_move(rules, &pos, &node.text) {
+                    match parse(&pos, &node.text) {
                         Ok(next) => {
                             pos = pos.play(&next);
                             played += 1;

@@ -24,14 +24,13 @@
 //! Counting sinks (perft's "paths") get each state's outcomes with their numbers of sequences,
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::bitboard::Bits;
 use crate::movegen::memo::{Key, Memo, Outcome};
 use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
 use crate::movegen::route::{RouteFilter, DEAD};
 use crate::movegen::sink::{MaxSink, Sink};
+use crate::movegen::until::Until;
 use crate::position::Position;
 use crate::rules::{Rules, NO_SQUARE};
 use crate::spec::{HaltRule, PromotionInCapture};
@@ -46,7 +45,7 @@ const MERGE_FROM_JUMPS: u32 = 2;
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
 const PLAIN_WALK_BUDGET: u64 = 1024;
 
-/// A long walk looks at its stop flag once every this many jumps (a power of two).
+/// A long walk looks at its stop condition once every this many jumps (a power of two).
 const STOP_CHECK_EVERY: u64 = 1024;
 
 /// How the walk treats sequences that reach the same state.
@@ -56,8 +55,8 @@ pub(crate) struct Walk<'a> {
     /// sequence is walked and handed to the sink (exponential in the worst case: for tests).
     pub merge: bool,
     pub filter: RouteFilter<'a>,
-    /// Raised by the caller to give the walk up.
-    pub stop: Option<&'a AtomicBool>,
+    /// When the caller gives the walk up.
+    pub stop: Until<'a>,
 }
 
 /// The state of the capturing piece between jumps.
@@ -135,8 +134,8 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     visits: u64,
     budget: u64,
     limit: u64,
-    /// The caller's stop flag, and whether it stopped this walk.
-    stop: Option<&'a AtomicBool>,
+    /// When the caller gives the walk up, and whether it stopped this walk.
+    stop: Until<'a>,
     stopped: bool,
     /// How the reach bound has done lately.
     reach_use: ReachUse,
@@ -259,9 +258,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             // The walk is over; the answer is not used.
             return true;
         }
-        if self.visits.is_multiple_of(STOP_CHECK_EVERY)
-            && self.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-        {
+        if self.visits.is_multiple_of(STOP_CHECK_EVERY) && self.stop.reached() {
             self.stopped = true;
             self.stop();
             return true;
@@ -890,7 +887,7 @@ fn majority_maximum<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
     capturers: &[Capturer<B>],
-    stop: Option<&AtomicBool>,
+    stop: Until<'_>,
     jumps: &mut u64,
 ) -> Option<u32> {
     let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
@@ -923,7 +920,7 @@ fn majority_maximum<B: Bits>(
 /// What a capture walk did.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Walked {
-    /// False if the walk's stop flag gave it up (the sink then holds part).
+    /// False if the walk's stop condition gave it up (the sink then holds part).
     pub complete: bool,
     /// Jumps walked, every pass included: the walk's work, independent of the machine.
     pub jumps: u64,

@@ -8,7 +8,8 @@
 //! sequence; they exist for the oracles and tests.
 //!
 //! Some positions (a flying king among twenty kings, under the majority rule) still need much
-//! work: the `*_until` forms take a stop flag and give up when it is raised.
+//! work: the `*_until` forms take a stop flag or a deadline (`Until`) and give up when it is
+//! reached.
 
 mod capture;
 mod memo;
@@ -17,8 +18,7 @@ mod quiet;
 mod reach;
 mod route;
 mod sink;
-
-use std::sync::atomic::AtomicBool;
+mod until;
 
 use crate::bitboard::Bits;
 use crate::mv::{Move, MoveDetail};
@@ -29,9 +29,10 @@ use capture::Walk;
 pub use route::RouteFilter;
 pub use sink::Duplicates;
 use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink, Listed};
+pub use until::Until;
 
 /// The walk for a listing: merged unless every sequence is wanted.
-fn walk(duplicates: Duplicates, stop: Option<&AtomicBool>) -> Walk<'_> {
+fn walk(duplicates: Duplicates, stop: Until<'_>) -> Walk<'_> {
     Walk {
         merge: duplicates == Duplicates::Merge,
         filter: RouteFilter::Any,
@@ -42,10 +43,10 @@ fn walk(duplicates: Duplicates, stop: Option<&AtomicBool>) -> Walk<'_> {
 const MERGED: Walk<'static> = Walk {
     merge: true,
     filter: RouteFilter::Any,
-    stop: None,
+    stop: Until::NEVER,
 };
 
-/// A move generation given up because its caller raised the stop flag.
+/// A move generation given up because its caller's stop flag was raised or its deadline passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("move generation stopped before it was complete")]
 pub struct Stopped;
@@ -56,20 +57,20 @@ impl<B: Bits> Rules<B> {
     /// positions with many kings; `legal_moves_counted` gives the same information at the cost
     /// of the distinct moves.
     pub fn legal_moves(&self, pos: &Position<B>, list: &mut Vec<Move<B>>, duplicates: Duplicates) {
-        let complete = self.fill_legal_moves(pos, list, duplicates, None);
+        let complete = self.fill_legal_moves(pos, list, duplicates, Until::NEVER);
         debug_assert!(complete);
     }
 
-    /// `legal_moves`, given up (with `list` cleared) when `stop` is raised; long capture walks
-    /// look at it every thousand jumps or so.
-    pub fn legal_moves_until(
+    /// `legal_moves`, given up (with `list` cleared) when `until` is reached (a raised flag,
+    /// a deadline); long capture walks look at it every thousand jumps or so.
+    pub fn legal_moves_until<'a>(
         &self,
         pos: &Position<B>,
         list: &mut Vec<Move<B>>,
         duplicates: Duplicates,
-        stop: &AtomicBool,
+        until: impl Into<Until<'a>>,
     ) -> Result<(), Stopped> {
-        if self.fill_legal_moves(pos, list, duplicates, Some(stop)) {
+        if self.fill_legal_moves(pos, list, duplicates, until.into()) {
             Ok(())
         } else {
             list.clear();
@@ -82,7 +83,7 @@ impl<B: Bits> Rules<B> {
         pos: &Position<B>,
         list: &mut Vec<Move<B>>,
         duplicates: Duplicates,
-        stop: Option<&AtomicBool>,
+        stop: Until<'_>,
     ) -> bool {
         list.clear();
         let mut sink = ListSink {
@@ -131,6 +132,17 @@ impl<B: Bits> Rules<B> {
     /// between the ends: a capture can have millions of routes, which are matched during the
     /// walk instead of listed.
     pub fn capture_routes(&self, pos: &Position<B>, filter: RouteFilter) -> Vec<MoveDetail<B>> {
+        self.capture_routes_until(pos, filter, Until::NEVER)
+            .expect("a walk without a stop condition completes")
+    }
+
+    /// `capture_routes`, given up when `until` is reached.
+    pub fn capture_routes_until<'a>(
+        &self,
+        pos: &Position<B>,
+        filter: RouteFilter,
+        until: impl Into<Until<'a>>,
+    ) -> Result<Vec<MoveDetail<B>>, Stopped> {
         let mut sink = DetailSink {
             list: Vec::new(),
             best: 0,
@@ -142,11 +154,13 @@ impl<B: Bits> Rules<B> {
             let walk = Walk {
                 merge: true,
                 filter,
-                stop: None,
+                stop: until.into(),
             };
-            capture::generate_captures(self, pos, &mut sink, walk, capturing);
+            if !capture::generate_captures(self, pos, &mut sink, walk, capturing).complete {
+                return Err(Stopped);
+            }
         }
-        sink.list
+        Ok(sink.list)
     }
 
     /// The work of listing the legal moves of `pos`: the number of jumps its capture walk makes
@@ -176,25 +190,25 @@ impl<B: Bits> Rules<B> {
         pos: &Position<B>,
         duplicates: Duplicates,
     ) -> Vec<MoveDetail<B>> {
-        self.detailed(pos, duplicates, None)
-            .expect("a walk without a stop flag completes")
+        self.detailed(pos, duplicates, Until::NEVER)
+            .expect("a walk without a stop condition completes")
     }
 
-    /// `legal_moves_detailed`, given up when `stop` is raised.
-    pub fn legal_moves_detailed_until(
+    /// `legal_moves_detailed`, given up when `until` is reached.
+    pub fn legal_moves_detailed_until<'a>(
         &self,
         pos: &Position<B>,
         duplicates: Duplicates,
-        stop: &AtomicBool,
+        until: impl Into<Until<'a>>,
     ) -> Result<Vec<MoveDetail<B>>, Stopped> {
-        self.detailed(pos, duplicates, Some(stop))
+        self.detailed(pos, duplicates, until.into())
     }
 
     fn detailed(
         &self,
         pos: &Position<B>,
         duplicates: Duplicates,
-        stop: Option<&AtomicBool>,
+        stop: Until<'_>,
     ) -> Result<Vec<MoveDetail<B>>, Stopped> {
         let mut sink = DetailSink {
             list: Vec::new(),

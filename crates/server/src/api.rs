@@ -648,13 +648,15 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             }
             // The file's Variant or GameType tag wins over the request's choice; a game of a
             // variant Damspel does not have is refused with its name.
-            let mut decider = VariantDecider::new(app.catalogue.clone());
+            // One bound on listing moves for the inference and the replay of this import.
+            let until = session::listing_until();
+            let mut decider = VariantDecider::new(app.catalogue.clone()).until(until);
             let decision = decider.decide(game, body.variant.as_deref());
             let id = decision
                 .variant
                 .ok_or_else(|| ApiError::unprocessable(decision.message.clone()))?;
             let v = app.variant(&id)?;
-            let ready = import::prepare(v.clone(), game)?;
+            let ready = import::prepare(v.clone(), game, until)?;
             claims = ready.claims;
             tags = game.tags.clone();
             lines = Some(game.tree.clone());

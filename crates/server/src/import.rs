@@ -4,7 +4,6 @@
 //! them into what the API answers. Blocking work: callers run it on the work pool.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use base64::Engine as _;
 use damspel_notation::pdn::{
@@ -93,7 +92,9 @@ fn how_name(how: &How) -> &'static str {
 /// Lists every game of `file`, each replayed under its variant (`choice` where the file does not
 /// decide).
 pub fn list(catalogue: &Catalogue, file: &PdnFile, choice: Option<&str>) -> Listing {
-    let mut decider = VariantDecider::new(catalogue.clone());
+    // One bound on listing moves for the whole file: it can hold many games built to be slow.
+    let until = crate::session::listing_until();
+    let mut decider = VariantDecider::new(catalogue.clone()).until(until);
     let mut games: Vec<Listed> = file
         .games
         .iter()
@@ -133,7 +134,7 @@ pub fn list(catalogue: &Catalogue, file: &PdnFile, choice: Option<&str>) -> List
                 Some(id) => match catalogue.get(id) {
                     Err(e) => listed.error = Some(e.to_string()),
                     // The list needs the replay's verdict, not the moves' full paths.
-                    Ok(variant) => match replay_recorded(variant, game, false) {
+                    Ok(variant) => match replay_recorded(variant, game, false, until) {
                         Ok(ready) => listed.claims = ready.claims,
                         Err(e) => listed.error = Some(e.message),
                     },
@@ -209,13 +210,18 @@ pub struct Ready {
 }
 
 /// Replays `game` under `variant` as recorded; the first move that cannot be played is an error
-/// naming it.
-pub fn prepare(variant: Variant, game: &PdnRead) -> Result<Ready, ApiError> {
-    replay_recorded(variant, game, true)
+/// naming it, as is listing moves past `until`.
+pub fn prepare(variant: Variant, game: &PdnRead, until: Until<'static>) -> Result<Ready, ApiError> {
+    replay_recorded(variant, game, true, until)
 }
 
 /// `prepare`, with the moves' full paths only when `paths` (one move generation per ply).
-fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Ready, ApiError> {
+fn replay_recorded(
+    variant: Variant,
+    game: &PdnRead,
+    paths: bool,
+    until: Until<'static>,
+) -> Result<Ready, ApiError> {
     // A setup command after the first move changes the board in the middle of a game: a study
     // diagram, not a game to go on with.
     let mut moved = false;
@@ -235,8 +241,6 @@ fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Read
     }
     with_rules!(variant, |rules| {
         let rules = Arc::new(rules);
-        // One request's bound on listing moves, as for a game's own replay (session.rs).
-        let until = Until::deadline(Instant::now() + crate::session::MOVE_LIST_TIME);
         let replayed = replay_until(game, &rules, until);
         if let Some(e) = &replayed.error {
             return Err(ApiError::unprocessable(format!(
@@ -276,4 +280,34 @@ fn replay_recorded(variant: Variant, game: &PdnRead, paths: bool) -> Result<Read
             claims: replayed.claims.clone(),
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use damspel_notation::pdn::read_game;
+
+    use super::*;
+
+    /// A game set up on the slowest position known (two flying kings among 25 kings,
+    /// crates/conformance/data/worst-captures.tsv, 47 captures): past its bound the import is
+    /// refused at its first move, saying why; without one the same move is read.
+    #[test]
+    fn an_import_past_its_bound_is_refused_at_the_move_being_read() {
+        let fen = "W:WKc7,Kd7:BKc1,Kf1,Kb2,Ke2,Kf2,Kb3,d3,h3,Ka4,Kc4,f4,Kh4,Kb5,Kd5,Ke5,Kf5,g5,\
+                   Kh5,Kb6,Kf6,Kb7,Ke7,Kf7,Kg7,Kh7,Kb8,Ke8";
+        // A full path (of the capture the server's state lists first), legal as written.
+        let path = "c7xc3xe3xe6xg8xg6xg3xe1xe4xg4xe6xh6xh8xd8xa8xc6xh1xe1xa1xc3xa3xa5xc5xf8";
+        let game = read_game(&format!("[FEN \"{fen}\"]\n1. {path} *\n")).unwrap();
+        let universal = Catalogue::builtin().get("universal").unwrap();
+        let passed = Until::deadline(Instant::now());
+        let Err(refused) = prepare(universal.clone(), &game, passed) else {
+            panic!("an import past its bound was accepted");
+        };
+        assert!(refused.message.contains("move 1"), "{}", refused.message);
+        assert!(refused.message.contains("given up"), "{}", refused.message);
+        let read = prepare(universal, &game, Until::NEVER).map(|r| r.moves);
+        assert_eq!(read.ok(), Some(vec![path.to_string()]));
+    }
 }

@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
 use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
-use damspel_notation::{format_all, format_detail, full_path, parse_fen, parse_move, write_fen};
+use damspel_notation::{
+    format_all, format_detail, full_path, parse_fen, parse_move_until, write_fen,
+};
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, MoveDetail, Outcome, Position, Rules, Until,
     Variant,
@@ -380,8 +382,8 @@ impl<B: Bits> GameSession<B> {
         let rules = self.game.rules();
         let pos = self.game.position();
         let legal = listed(rules, pos, deadline)?;
-        let mv =
-            parse_move(rules, pos, text).map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        let mv = parse_move_until(rules, pos, text, Until::deadline(deadline))
+            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The move is already there: follow it.
         let known = self
             .tree
@@ -744,6 +746,11 @@ fn listed<B: Bits>(
 /// The end of the time a request may spend listing the moves of the positions it plays.
 fn listing_deadline() -> Instant {
     Instant::now() + MOVE_LIST_TIME
+}
+
+/// `listing_deadline` for the notation library's replays (an import's inference and replay).
+pub(crate) fn listing_until() -> Until<'static> {
+    Until::deadline(listing_deadline())
 }
 
 fn too_long() -> ApiError {

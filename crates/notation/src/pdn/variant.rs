@@ -10,11 +10,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use damspel_rules::{Catalogue, Rules, Squares, Variant};
+use damspel_rules::{Catalogue, Rules, Squares, Until, Variant};
 use serde::Serialize;
 
 use super::read::PdnRead;
-use super::replay::replay;
+use super::replay::replay_until;
 use super::tree::{Item, Line};
 
 /// How the variant of a game was decided.
@@ -194,6 +194,8 @@ pub struct VariantDecider {
     catalogue: Catalogue,
     variants: Vec<Variant>,
     compiled: HashMap<String, Compiled>,
+    /// When inference gives up replaying (a file can hold positions built to be slow).
+    until: Until<'static>,
 }
 
 impl VariantDecider {
@@ -203,7 +205,13 @@ impl VariantDecider {
             catalogue,
             variants,
             compiled: HashMap::new(),
+            until: Until::NEVER,
         }
+    }
+
+    /// Gives up replaying at `until` (a variant whose replay was given up does not fit).
+    pub fn until(self, until: Until<'static>) -> VariantDecider {
+        VariantDecider { until, ..self }
     }
 
     /// The variant of `game`; `choice` is used when no tag decides (see the module's doc).
@@ -317,11 +325,11 @@ impl VariantDecider {
             });
             let (played, error) = match compiled {
                 Compiled::Narrow(rules) => {
-                    let r = replay(game, rules);
+                    let r = replay_until(game, rules, self.until);
                     (r.plies.len(), r.error)
                 }
                 Compiled::Wide(rules) => {
-                    let r = replay(game, rules);
+                    let r = replay_until(game, rules, self.until);
                     (r.plies.len(), r.error)
                 }
             };

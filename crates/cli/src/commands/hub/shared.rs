@@ -78,10 +78,13 @@ impl State {
     /// search the desk knows of.
     pub fn done(&mut self, response: &Response) {
         self.search = None;
-        self.stop_answer_at = None;
         if self.skip_dones > 0 {
+            // The desk answered this search already, so a stop waiting for its answer is for a
+            // later `go` (sent while this search ran on past its time): it must still end that
+            // one.
             self.skip_dones -= 1;
         } else {
+            self.stop_answer_at = None;
             self.dones += 1;
             self.say(response);
         }
@@ -161,5 +164,50 @@ impl Shared {
 
     pub fn say(&self, response: &Response) {
         self.lock().say(response);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A search that ran on past its time was answered by the desk; a `go` and then a `stop`
+    /// came before it ended. Its late `done` from the engine side is not written, and the stop
+    /// still waits for the second `go` (it once ended with it, and the next search, an analysis,
+    /// then ran until the GUI gave up).
+    #[test]
+    fn a_late_done_leaves_the_stop_of_the_next_go() {
+        let (out, lines) = mpsc::channel();
+        let shared = Shared::writing_to(out);
+        let mut state = shared.lock();
+        state.gos = 1;
+        state.answer_now();
+        assert_eq!(state.skip_dones, 1);
+        // The second `go`, then its `stop`.
+        state.gos = 2;
+        assert!(state.owes_done());
+        let at = Instant::now() + Duration::from_millis(10);
+        state.stop_answer_at = Some(at);
+        // The first search's own `done` arrives.
+        state.done(&Response::Done {
+            mv: Some("32-28".into()),
+            ponder: None,
+        });
+        assert_eq!(
+            state.stop_answer_at,
+            Some(at),
+            "the second go's stop is kept"
+        );
+        assert!(state.owes_done(), "the second go is still owed its done");
+        drop(state);
+        let written: Vec<String> = lines.try_iter().collect();
+        assert_eq!(
+            written.iter().filter(|l| l.starts_with("done")).count(),
+            1,
+            "{written:?}"
+        );
     }
 }

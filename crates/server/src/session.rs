@@ -736,8 +736,8 @@ fn listed<B: Bits>(
         .legal_moves_detailed_until(pos, Duplicates::Merge, Until::deadline(deadline))
         .map_err(|_| {
             ApiError::unprocessable(format!(
-                "listing the legal moves of this position takes more than {} s (a capture with \
-                 too many routes to walk); Damspel does not play it",
+                "listing the legal moves of this position went past the {} s a request may spend \
+                 on it (a capture with too many routes to walk); Damspel does not play it",
                 MOVE_LIST_TIME.as_secs()
             ))
         })
@@ -1368,7 +1368,7 @@ mod tests {
         let refused = listed(&rules, &pos, soon).unwrap_err();
         assert_eq!(refused.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
         assert!(
-            refused.message.contains("takes more than 5 s"),
+            refused.message.contains("went past the 5 s"),
             "{}",
             refused.message
         );

@@ -147,12 +147,26 @@ pub fn parse_move_until<B: Bits>(
     text: &str,
     until: Until,
 ) -> Result<Move<B>, MoveTextError> {
+    // Bad syntax is told before the (perhaps long) listing.
+    parse_move_text(&rules.variant().geometry, text)?;
+    let legal = rules
+        .legal_moves_detailed_until(pos, Duplicates::Merge, until)
+        .map_err(|_| MoveTextError::Stopped { text: quoted(text) })?;
+    parse_move_among(rules, pos, text, legal, until)
+}
+
+/// `parse_move_until` among `legal`, the legal moves of `pos` as `legal_moves_detailed` lists
+/// them (merged), for a caller that has listed them already.
+pub fn parse_move_among<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    text: &str,
+    mut legal: Vec<MoveDetail<B>>,
+    until: Until,
+) -> Result<Move<B>, MoveTextError> {
     let geometry = &rules.variant().geometry;
     let parsed = parse_move_text(geometry, text)?;
     let stopped = |_| MoveTextError::Stopped { text: quoted(text) };
-    let mut legal = rules
-        .legal_moves_detailed_until(pos, Duplicates::Merge, until)
-        .map_err(stopped)?;
     sort_for_reading(geometry, &mut legal);
     let (from, to) = (
         parsed.squares[0],

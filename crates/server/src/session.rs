@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
 use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
 use damspel_notation::{
-    format_all, format_detail, full_path, parse_fen, parse_move_until, write_fen,
+    format_all, format_detail, full_path, parse_fen, parse_move_among, write_fen,
 };
 use damspel_rules::{
     with_rules, Bits, Color, Duplicates, Game, Move, MoveDetail, Outcome, Position, Rules, Until,
@@ -382,7 +382,7 @@ impl<B: Bits> GameSession<B> {
         let rules = self.game.rules();
         let pos = self.game.position();
         let legal = listed(rules, pos, deadline)?;
-        let mv = parse_move_until(rules, pos, text, Until::deadline(deadline))
+        let mv = parse_move_among(rules, pos, text, legal.clone(), Until::deadline(deadline))
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The move is already there: follow it.
         let known = self

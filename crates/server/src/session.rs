@@ -272,7 +272,14 @@ struct GameSession<B: Bits> {
     tree: Tree<Played<B>>,
     /// The tree's nodes from the root to the current node (one more than the game's moves).
     path: Vec<usize>,
+    /// The last position whose moves were listed to admit it (a start, a move played), with
+    /// them: the state shown next and the move played next need them again, and a position
+    /// built to be slow lists in most of a second.
+    last_listed: Option<(Position<B>, Listing<B>)>,
 }
+
+/// A position's legal moves, shared between what admitted it and what shows it.
+type Listing<B> = Arc<Vec<MoveDetail<B>>>;
 
 /// A session for a variant, from a start FEN and stored moves: `tree` (JSON) when the game
 /// has one, else `moves` (the main line up to the current position) and `redo` (the rest).
@@ -379,11 +386,17 @@ impl<B: Bits> GameSession<B> {
         if self.game.moves().len() >= MAX_PLIES {
             return Err(too_long());
         }
+        let legal = self.listed_here(deadline)?;
         let rules = self.game.rules();
         let pos = self.game.position();
-        let legal = listed(rules, pos, deadline)?;
-        let mv = parse_move_among(rules, pos, text, legal.clone(), Until::deadline(deadline))
-            .map_err(|e| ApiError::unprocessable(e.to_string()))?;
+        let mv = parse_move_among(
+            rules,
+            pos,
+            text,
+            (*legal).clone(),
+            Until::deadline(deadline),
+        )
+        .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // The move is already there: follow it.
         let known = self
             .tree
@@ -406,14 +419,36 @@ impl<B: Bits> GameSession<B> {
         })?;
         // The game's positions are shown with their moves: one whose moves cannot be listed in
         // time is not played into.
-        listed(rules, &pos.play(&mv), deadline)
-            .map_err(|e| e.context(&format!("after `{text}`")))?;
+        let after = pos.play(&mv);
+        let next =
+            listed(rules, &after, deadline).map_err(|e| e.context(&format!("after `{text}`")))?;
         let g = &rules.variant().geometry;
         let shown = move_json(g, detail, format_detail(g, detail, &legal));
         let node = self.tree.add(at, (mv, shown));
         self.game.play_unchecked(&mv);
         self.path.push(node);
+        self.last_listed = Some((after, Arc::new(next)));
         Ok(node)
+    }
+
+    /// The legal moves of the current position within `deadline`: those listed when it was
+    /// entered, if it is the last position entered.
+    fn listed_here(&mut self, deadline: Instant) -> Result<Listing<B>, ApiError> {
+        let pos = *self.game.position();
+        if let Some(moves) = self.listed_at(&pos) {
+            return Ok(moves);
+        }
+        let moves = Arc::new(listed(self.game.rules(), &pos, deadline)?);
+        self.last_listed = Some((pos, Arc::clone(&moves)));
+        Ok(moves)
+    }
+
+    /// The moves of `pos` if it is the last position whose moves were listed.
+    fn listed_at(&self, pos: &Position<B>) -> Option<Listing<B>> {
+        self.last_listed
+            .as_ref()
+            .filter(|(at, _)| at == pos)
+            .map(|(_, moves)| Arc::clone(moves))
     }
 
     fn new(
@@ -430,12 +465,14 @@ impl<B: Bits> GameSession<B> {
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // One bound for the whole replay: a stored or imported game is one request.
         let deadline = listing_deadline();
-        listed(&rules, &start, deadline).map_err(|e| e.context("the start position"))?;
+        let at_start =
+            listed(&rules, &start, deadline).map_err(|e| e.context("the start position"))?;
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
             tree: Tree::new(),
             path: vec![0],
+            last_listed: Some((start, Arc::new(at_start))),
         };
         if let Some(stored) = stored {
             session.load_tree(stored, deadline)?;
@@ -885,9 +922,10 @@ impl<B: Bits> Session for GameSession<B> {
             .collect();
         let outcome = self.outcome_json();
         let legal_details = if outcome.is_some() {
-            Vec::new()
+            Arc::new(Vec::new())
         } else {
-            rules.legal_moves_detailed(pos, Duplicates::Merge)
+            self.listed_at(pos)
+                .unwrap_or_else(|| Arc::new(rules.legal_moves_detailed(pos, Duplicates::Merge)))
         };
         let legal: Vec<MoveJson> = legal_details
             .iter()
@@ -1360,6 +1398,61 @@ mod tests {
     /// row known): some 5 million jumps to list, far more than a millisecond.
     const SLOW: &str = "W:WKc7,Kd7:BKc1,Kf1,Kb2,Ke2,Kf2,Kb3,d3,h3,Ka4,Kc4,f4,Kh4,Kb5,Kd5,Ke5,\
                         Kf5,g5,Kh5,Kb6,Kf6,Kb7,Ke7,Kf7,Kg7,Kh7,Kb8,Ke8";
+
+    fn meta(variant: &str, fen: &str) -> Meta {
+        Meta {
+            id: "test".into(),
+            variant: variant.into(),
+            white: Seat::Human,
+            black: Seat::Human,
+            engine_time: 1.0,
+            level: 8,
+            start_fen: fen.into(),
+            created: String::new(),
+            updated: String::new(),
+            tags: Vec::new(),
+            keys: SeatKeys::default(),
+            play: Default::default(),
+            invite: None,
+        }
+    }
+
+    /// The moves shown are those of the position shown, whether it is the one whose moves were
+    /// last listed (after a move played) or not (after going back): checked against a fresh
+    /// listing and against the side that moves.
+    #[test]
+    fn the_moves_shown_follow_the_position_shown() {
+        let variant = Catalogue::builtin().get("international").unwrap();
+        let fen = "W:W31-50:B1-20";
+        let mut game = open(variant, meta("international", fen), &[], &[], None).unwrap();
+        let (rules, start) = position("international", fen);
+        let fresh = |pos: &Position<u64>| -> Vec<String> {
+            let g = &rules.variant().geometry;
+            let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);
+            format_all(g, &legal)
+        };
+        let shown = |game: &dyn Session| -> Vec<String> {
+            game.state()
+                .legal
+                .iter()
+                .map(|m| m.notation.clone())
+                .collect()
+        };
+        assert_eq!(shown(game.as_ref()), fresh(&start));
+        game.play("32-28").unwrap();
+        let after = shown(game.as_ref());
+        let mv = damspel_notation::parse_move(&rules, &start, "32-28").unwrap();
+        assert_eq!(after, fresh(&start.play(&mv)));
+        // Black's moves start on its squares 16-20 (White's men stand on 31-50).
+        assert!(after
+            .iter()
+            .all(|m| (16..=20).contains(&m[..2].parse::<u32>().unwrap())));
+        game.undo().unwrap();
+        assert_eq!(shown(game.as_ref()), fresh(&start));
+        game.play("33-29").unwrap();
+        game.goto(1).unwrap();
+        assert_eq!(shown(game.as_ref()), after, "back on the first line");
+    }
 
     #[test]
     fn a_listing_over_its_time_is_refused_with_a_reason() {

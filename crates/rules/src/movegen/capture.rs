@@ -30,6 +30,7 @@ use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
 use crate::movegen::route::{RouteFilter, DEAD};
 use crate::movegen::sink::{MaxSink, Sink};
+use crate::movegen::trail;
 use crate::movegen::until::Until;
 use crate::position::Position;
 use crate::rules::{Rules, NO_SQUARE};
@@ -142,6 +143,9 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// With `graph`, in a targeted walk: the parity test's span, made over the pieces still to
     /// take.
     span: Option<JumpSpan<B>>,
+    /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
+    /// under the majority rule.
+    trail: bool,
 }
 
 /// How often the reach bound was asked, how often it left a state, and the states it let
@@ -182,6 +186,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             stopped: false,
             reach_use: ReachUse::default(),
             span: None,
+            trail: MERGE && rules.majority && trail::applies(rules, us),
         }
     }
 
@@ -349,6 +354,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // Everything is taken: a legal capture ends here.
                 return false;
             }
+            if self.trail && self.trail_value(j) < value_of(self.rules, needed, self.enemy_kings) {
+                return true;
+            }
             if let Some(graph) = &self.graph {
                 if !graph.may_take_all(j.sq, needed, target.open_ends) {
                     return true;
@@ -372,6 +380,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         if floor == 0 {
             return false;
         }
+        if self.trail {
+            return j.value + self.trail_value(j) < floor;
+        }
         if let Some(graph) = &self.graph {
             let within_reach = value_of(
                 self.rules,
@@ -380,6 +391,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             );
             return j.value + within_reach < floor;
         }
+
         let Some(reach) = self.reach_if_useful(j) else {
             return false;
         };
@@ -419,6 +431,17 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.reach_use.pruned += u64::from(pruned);
         self.reach_use.said_through = !pruned;
         pruned
+    }
+
+    fn trail_value(&self, j: &Jumper<B>) -> u32 {
+        trail::trail_value(
+            self.rules,
+            self.us,
+            self.enemy_kings,
+            j.sq,
+            j.occupied,
+            j.capturable,
+        )
     }
 
     fn reach(&self, j: &Jumper<B>) -> Reach<B> {

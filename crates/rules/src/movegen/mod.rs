@@ -18,6 +18,7 @@ mod quiet;
 mod reach;
 mod route;
 mod sink;
+mod trail;
 mod until;
 
 use crate::bitboard::Bits;

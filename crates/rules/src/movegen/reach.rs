@@ -93,7 +93,7 @@ pub(crate) fn reach<B: Bits>(
 
 /// Every square of `set` moved one unit step along `d` (those that would leave the board drop).
 #[inline(always)]
-fn step<B: Bits>(rules: &Rules<B>, set: B, d: usize) -> B {
+pub(crate) fn step<B: Bits>(rules: &Rules<B>, set: B, d: usize) -> B {
     (set & rules.step_src[d]).shift(rules.delta[d])
 }
 

@@ -26,7 +26,7 @@ pub(crate) fn applies<B: Bits>(rules: &Rules<B>, us: usize) -> bool {
     !rules.king_captures_fly
         && dirs
             .iter()
-            .all(|&d| !rules.kings_only[d as usize] && dirs.iter().any(|&e| e == d ^ 4))
+            .all(|&d| !rules.kings_only[d as usize] && dirs.contains(&(d ^ 4)))
 }
 
 /// What a king on `sq` could still take at most, by value, when `occupied` blocks and

@@ -29,6 +29,12 @@ pub(crate) fn applies<B: Bits>(rules: &Rules<B>, us: usize) -> bool {
             .all(|&d| !rules.kings_only[d as usize] && dirs.contains(&(d ^ 4)))
 }
 
+/// Every square of `set` moved two unit steps along `d` (those that would leave the board drop).
+#[inline(always)]
+fn leap<B: Bits>(rules: &Rules<B>, set: B, d: usize) -> B {
+    (set & rules.jump_src[d]).shift(2 * rules.delta[d])
+}
+
 /// What a king on `sq` could still take at most, by value, when `occupied` blocks and
 /// `capturable` may be taken (see the module documentation).
 pub(crate) fn trail_value<B: Bits>(
@@ -47,8 +53,8 @@ pub(crate) fn trail_value<B: Bits>(
     let mut ends = [B::ZERO; 8];
     for &d in dirs {
         let d = d as usize;
-        let behind = step(r, step(r, empty, d ^ 4) & capturable, d ^ 4);
-        ends[d] = empty & behind;
+        // x + d capturable, x + 2d empty.
+        ends[d] = empty & step(r, capturable, d ^ 4) & leap(r, empty, d ^ 4);
     }
     // The component of the king's square.
     let mut at = B::bit(sq);
@@ -56,7 +62,7 @@ pub(crate) fn trail_value<B: Bits>(
         let mut grown = at;
         for &d in dirs {
             let d = d as usize;
-            grown |= step(r, step(r, at & ends[d], d), d);
+            grown |= leap(r, at & ends[d], d);
         }
         if grown == at {
             break;

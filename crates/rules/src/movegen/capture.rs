@@ -13,7 +13,8 @@
 //!   meet, each such state is expanded once (`memo`).
 //! * Under the majority rule the most valuable capture is found first, by a walk that stops as
 //!   soon as a capture is worth all that the king can reach; the listing walk then leaves every
-//!   state whose reachable pieces cannot make up that value (`reach`).
+//!   state whose reachable pieces cannot make up that value (`reach`; for kings that make short
+//!   leaps, the tighter parity bound on trails, `trail`).
 //! * When that maximum is all a king can reach, every legal capture of that king takes the same
 //!   pieces and differs only in where it ends: its listing walk stops once every square it could
 //!   end on is listed, and leaves states from which no square not yet listed can be reached, or

@@ -465,15 +465,16 @@ impl<B: Bits> GameSession<B> {
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
         // One bound for the whole replay: a stored or imported game is one request.
         let deadline = listing_deadline();
-        let at_start =
-            listed(&rules, &start, deadline).map_err(|e| e.context("the start position"))?;
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
             tree: Tree::new(),
             path: vec![0],
-            last_listed: Some((start, Arc::new(at_start))),
+            last_listed: None,
         };
+        session
+            .listed_here(deadline)
+            .map_err(|e| e.context("the start position"))?;
         if let Some(stored) = stored {
             session.load_tree(stored, deadline)?;
             return Ok(session);

@@ -21,6 +21,10 @@
 //!   (deferred removal) that cannot take every remaining piece (`JumpGraph`). Under deferred
 //!   removal a parity argument over the jumps (`parity`) rules out, without a walk, squares
 //!   where such a capture cannot end, from the start and from every state.
+//! * When a king can reach more than the maximum by a piece or two of equal value (deferred
+//!   removal), each legal capture of it leaves some of those pieces out: for each such set the
+//!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
+//!   search for the maximum gives up, the same walks find it, level by level from the top.
 //!
 //! Counting sinks (perft's "paths") get each state's outcomes with their numbers of sequences,
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
@@ -117,6 +121,7 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     rules: &'a Rules<B>,
     sink: &'a mut S,
     us: usize,
+    enemy: B,
     enemy_kings: B,
     filter: RouteFilter<'a>,
     /// Made on the first merged state (a plain walk never needs it).
@@ -129,8 +134,10 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// Captures worth less are not legal (the majority rule's maximum, once known; 0 = unknown).
     floor: u32,
     target: Option<Target<B>>,
-    /// Under deferred removal and the majority rule, the jumps the king being walked can make.
+    /// Under deferred removal and the majority rule, the jumps the king being walked can make,
+    /// and the square it was made for.
     graph: Option<JumpGraph<B>>,
+    graph_of: u8,
     /// Jumps walked, how many may be (the plain walk's budget), and how many this piece's walk
     /// may make (0 once it is over).
     visits: u64,
@@ -142,7 +149,7 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// How the reach bound has done lately.
     reach_use: ReachUse,
     /// With `graph`, in a targeted walk: the parity test's span, made over the pieces still to
-    /// take.
+    /// take (made once per graph).
     span: Option<JumpSpan<B>>,
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
     /// under the majority rule.
@@ -170,6 +177,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             rules,
             sink,
             us,
+            enemy: pos.pieces[us ^ 1],
             enemy_kings: pos.pieces[us ^ 1] & pos.kings,
             filter: walk.filter,
             memo: None,
@@ -180,6 +188,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             floor: 0,
             target: None,
             graph: None,
+            graph_of: NO_SQUARE,
             visits: 0,
             budget: u64::MAX,
             limit: u64::MAX,
@@ -210,13 +219,23 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.started_as_king = king;
         self.limit = if self.stopped { 0 } else { self.budget };
         if MERGE && king && self.rules.majority && !self.rules.immediate_removal {
-            self.graph = Some(JumpGraph::new(
-                self.rules,
-                self.us,
-                start.occupied,
-                start.capturable,
-                self.enemy_kings,
-            ));
+            // Made over every enemy piece, so that the walks of one king that leave some of them
+            // alone share it (they ask it only about pieces they may take).
+            if self.graph_of != sq {
+                self.graph = Some(JumpGraph::new(
+                    self.rules,
+                    self.us,
+                    start.occupied,
+                    self.enemy,
+                    self.enemy_kings,
+                ));
+                self.span = None;
+                self.graph_of = sq;
+            }
+        } else {
+            self.graph = None;
+            self.span = None;
+            self.graph_of = NO_SQUARE;
         }
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
         if MERGE {
@@ -232,10 +251,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                         saved: B::ZERO,
                     };
                     if let Some(graph) = &self.graph {
-                        let mut span = JumpSpan::new(self.rules.next.len(), graph.jumps());
+                        let size = self.rules.next.len();
+                        let span = self
+                            .span
+                            .get_or_insert_with(|| JumpSpan::new(size, graph.jumps()));
                         span.make(reach.pieces);
                         target.open_ends = span.possible_ends(sq, target.open_ends);
-                        self.span = Some(span);
                     }
                     target.update_saved(self.graph.as_ref());
                     self.target = Some(target);
@@ -249,8 +270,34 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         }
         if MERGE {
             self.target = None;
-            self.graph = None;
-            self.span = None;
+        }
+    }
+
+    /// Walks the captures of the king on `sq` that leave the pieces of `left_out` alone (they
+    /// stay on the board but cannot be taken), and are worth the floor. With the floor the
+    /// maximum, such a capture is legal as it is: one that could go on over a left-out piece
+    /// would be worth more than the maximum.
+    fn walk_without(&mut self, pos: &Position<B>, sq: u8, left_out: B) {
+        let mut start = start(pos, sq);
+        start.capturable &= !left_out;
+        let reach = reach(
+            self.rules,
+            self.us,
+            self.enemy_kings,
+            sq,
+            start.occupied,
+            start.capturable,
+        );
+        if reach.value < self.floor {
+            return;
+        }
+        // States of another walk took other pieces as capturable.
+        if let Some(memo) = &mut self.memo {
+            memo.clear();
+        }
+        self.walk_piece(sq, true, Some(&reach), start);
+        if let Some(memo) = &mut self.memo {
+            memo.clear();
         }
     }
 
@@ -365,7 +412,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // Landings of one jump share the pieces left: the span is made once for them.
                 if let Some(span) = &mut self.span {
                     span.make(needed);
-                    return span.possible_ends(j.sq, target.open_ends).is_empty();
+                    return !span.may_end_on(j.sq, target.open_ends);
                 }
                 return false;
             }
@@ -903,17 +950,26 @@ fn start<B: Bits>(pos: &Position<B>, sq: u8) -> Jumper<B> {
 /// worth more takes a walk as long as the listing itself, which then does it instead.
 const MAXIMUM_BUDGET: u64 = 1 << 15;
 
+/// What the search for the majority rule's maximum found.
+enum Maximum {
+    /// The maximum.
+    Exact(u32),
+    /// A lower bound (the search gave up).
+    AtLeast(u32),
+    /// The caller stopped the search.
+    Stopped,
+}
+
 /// The majority rule's maximum, or a lower bound of it: the value of the most valuable capture
 /// found. The walk stops as soon as a capture is worth all that some piece can reach, or when it
-/// has made `MAXIMUM_BUDGET` jumps, and skips pieces that cannot beat the best found. `None`
-/// if the caller stopped it.
+/// has made `MAXIMUM_BUDGET` jumps, and skips pieces that cannot beat the best found.
 fn majority_maximum<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
     capturers: &[Capturer<B>],
     stop: Until<'_>,
     jumps: &mut u64,
-) -> Option<u32> {
+) -> Maximum {
     let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
     let mut sink = MaxSink { best: 0, ceiling };
     let mut order: Vec<&Capturer<B>> = capturers.iter().collect();
@@ -936,9 +992,156 @@ fn majority_maximum<B: Bits>(
             start(pos, piece.sq),
         );
     }
-    let stopped = search.stopped;
     *jumps += search.visits;
-    (!stopped).then_some(sink.best)
+    if search.stopped {
+        return Maximum::Stopped;
+    }
+    let gave_up = search.over_budget() && sink.best < ceiling;
+    if !gave_up {
+        return Maximum::Exact(sink.best);
+    }
+    match maximum_by_levels(rules, pos, capturers, sink.best, stop, jumps) {
+        Some(found) => found,
+        None => Maximum::AtLeast(sink.best),
+    }
+}
+
+/// At most this many pieces within a king's reach that the search by levels leaves out.
+const MOST_LEFT_OUT: u32 = 2;
+
+/// At most this many walks of kings the search by levels may make.
+const MOST_LEVEL_WALKS: usize = 1024;
+
+/// The sets of pieces a capture of the king `piece` worth exactly `value` must leave out of its
+/// reach, when every piece within its reach is worth the same (`None` otherwise, or when it
+/// would leave out more than `MOST_LEFT_OUT`).
+fn left_out_sets<B: Bits>(
+    rules: &Rules<B>,
+    piece: &Capturer<B>,
+    value: u32,
+    enemy_kings: B,
+) -> Option<Vec<B>> {
+    // The targeted walks pay under deferred removal, where the jump graph and parity cut them
+    // short; under immediate removal they cost more than the walk they replace.
+    if rules.immediate_removal {
+        return None;
+    }
+    if piece.reach.value < value {
+        return Some(Vec::new());
+    }
+    let pieces = piece.reach.pieces;
+    let kings = pieces & enemy_kings;
+    let unit = if kings.is_empty() {
+        rules.man_value
+    } else if kings == pieces || rules.king_value == rules.man_value {
+        rules.king_value
+    } else {
+        return None;
+    };
+    if !(piece.reach.value - value).is_multiple_of(unit) {
+        return Some(Vec::new());
+    }
+    let count = (piece.reach.value - value) / unit;
+    if count > MOST_LEFT_OUT {
+        return None;
+    }
+    let squares: Vec<u8> = pieces.squares().collect();
+    let mut sets = Vec::new();
+    choose(&squares, count, B::ZERO, &mut sets);
+    Some(sets)
+}
+
+/// Every set of `count` squares of `squares`, each added to `chosen`.
+fn choose<B: Bits>(squares: &[u8], count: u32, chosen: B, sets: &mut Vec<B>) {
+    if count == 0 {
+        sets.push(chosen);
+        return;
+    }
+    for (i, &s) in squares.iter().enumerate() {
+        choose(&squares[i + 1..], count - 1, chosen | B::bit(s), sets);
+    }
+}
+
+/// The majority rule's maximum when the search for it gave up at `best`, level by level: for
+/// each value above `best` that a capture could have, from the highest, whether some capture is
+/// worth it. A king's capture worth less than all it can reach leaves some of those pieces out;
+/// for each such set its capture is a targeted walk (every piece still capturable must be
+/// taken), which the bounds of `reach` and `parity` cut short. `None` when some king could leave
+/// out pieces of unequal values, or too many.
+fn maximum_by_levels<B: Bits>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    capturers: &[Capturer<B>],
+    best: u32,
+    stop: Until<'_>,
+    jumps: &mut u64,
+) -> Option<Maximum> {
+    let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
+    let mut levels: Vec<u32> = Vec::new();
+    let mut walks = 0;
+    for piece in capturers.iter().filter(|c| c.king && c.reach.value > best) {
+        for value in best..=piece.reach.value {
+            let sets = left_out_sets(rules, piece, value, enemy_kings)?;
+            walks += sets.len();
+            if !sets.is_empty() && value > best {
+                levels.push(value);
+            }
+        }
+    }
+    if levels.is_empty() || walks > MOST_LEVEL_WALKS {
+        return None;
+    }
+    levels.sort_unstable_by(|a, b| b.cmp(a));
+    levels.dedup();
+    let walk = Walk {
+        merge: true,
+        filter: RouteFilter::Any,
+        stop,
+    };
+    // Men first: their walks are not targeted, and they set the floor for the kings.
+    let mut floor = best;
+    for piece in capturers.iter().filter(|c| !c.king) {
+        if piece.reach.value <= floor {
+            continue;
+        }
+        let mut sink = MaxSink {
+            best: floor,
+            ceiling: piece.reach.value,
+        };
+        let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
+        search.walk_piece(piece.sq, false, Some(&piece.reach), start(pos, piece.sq));
+        *jumps += search.visits;
+        if search.stopped {
+            return Some(Maximum::Stopped);
+        }
+        floor = sink.best;
+    }
+    for value in levels.into_iter().filter(|&v| v > floor) {
+        let mut sink = MaxSink {
+            best: 0,
+            ceiling: value,
+        };
+        let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
+        search.floor = value;
+        'kings: for piece in capturers.iter().filter(|c| c.king) {
+            for left_out in left_out_sets(rules, piece, value, enemy_kings)? {
+                search.walk_without(pos, piece.sq, left_out);
+                if search.stopped || search.sink.best >= value {
+                    break 'kings;
+                }
+            }
+        }
+        *jumps += search.visits;
+        if search.stopped {
+            return Some(Maximum::Stopped);
+        }
+        // A capture found with pieces left out is one of the full position or the start of
+        // one worth more, and no level above holds one: the maximum is this level.
+        if sink.best >= value {
+            return Some(Maximum::Exact(value));
+        }
+    }
+    Some(Maximum::Exact(floor))
 }
 
 /// What a capture walk did.
@@ -998,23 +1201,223 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     let sink = search.sink;
     sink.reset();
     let capturers = capturers(rules, pos, capturing);
+    let maximum = if rules.majority && capturers.iter().any(|c| c.king) {
+        majority_maximum(rules, pos, &capturers, walk.stop, jumps)
+    } else {
+        Maximum::AtLeast(0)
+    };
+    merged_captures::<B, S, FILTER>(rules, pos, sink, walk, &capturers, maximum, jumps)
+}
+
+/// The merged walk of every piece that can capture, under the majority rule bounded by what the
+/// search for its maximum found; returns whether it was not stopped.
+fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    sink: &mut S,
+    walk: Walk,
+    capturers: &[Capturer<B>],
+    maximum: Maximum,
+    jumps: &mut u64,
+) -> bool {
     let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk);
-    if rules.majority && capturers.iter().any(|c| c.king) {
-        match majority_maximum(rules, pos, &capturers, walk.stop, jumps) {
-            Some(max) => search.floor = max,
-            None => return false,
+    let exact = match maximum {
+        Maximum::Exact(max) => {
+            search.floor = max;
+            true
         }
-    }
-    for piece in &capturers {
-        if piece.reach.value >= search.floor {
-            search.walk_piece(
+        Maximum::AtLeast(bound) => {
+            search.floor = bound;
+            false
+        }
+        Maximum::Stopped => return false,
+    };
+    let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
+    for piece in capturers {
+        if piece.reach.value < search.floor {
+            continue;
+        }
+        // A king that can reach more than the maximum: one targeted walk per set of pieces
+        // its legal captures leave out (a listing only: counts need every state).
+        let left_out = if exact && piece.king && !S::COUNTS && piece.reach.value > search.floor {
+            left_out_sets(rules, piece, search.floor, enemy_kings)
+        } else {
+            None
+        };
+        match left_out {
+            Some(sets) => {
+                for left_out in sets {
+                    search.walk_without(pos, piece.sq, left_out);
+                }
+            }
+            None => search.walk_piece(
                 piece.sq,
                 piece.king,
                 Some(&piece.reach),
                 start(pos, piece.sq),
-            );
+            ),
         }
     }
     *jumps += search.visits;
     !search.stopped
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+    use crate::color::Color;
+    use crate::movegen::sink::{ListSink, Listed};
+    use crate::mv::Move;
+    use crate::Catalogue;
+
+    /// The variants whose listings may go by left-out sets: the majority rule, deferred removal.
+    fn deferred_majority() -> Vec<Rules<u128>> {
+        let catalogue = Catalogue::builtin();
+        catalogue
+            .ids()
+            .into_iter()
+            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+            .filter(|r| r.majority && !r.immediate_removal)
+            .collect()
+    }
+
+    /// A king or two of White among `enemies` black pieces, some of them kings, on random squares.
+    fn crowded(rules: &Rules<u128>, seed: u64, enemies: usize) -> Position<u128> {
+        let mut state = seed | 1;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut free: Vec<u8> = rules.squares.squares().collect();
+        let mut take = |next: &mut dyn FnMut() -> u64| {
+            let i = (next() % free.len() as u64) as usize;
+            free.swap_remove(i)
+        };
+        let mut pos = Position {
+            pieces: [0, 0],
+            kings: 0,
+            side: Color::White,
+            hash: 0,
+        };
+        for _ in 0..1 + next() % 2 {
+            let s = take(&mut next);
+            pos.pieces[0] |= 1 << s;
+            pos.kings |= 1 << s;
+        }
+        for _ in 0..enemies {
+            let s = take(&mut next);
+            pos.pieces[1] |= 1 << s;
+            if next() % 3 == 0 {
+                pos.kings |= 1 << s;
+            }
+        }
+        pos
+    }
+
+    /// The distinct captures and the majority rule's maximum by the walk that enumerates every
+    /// sequence (the oracle), or `None` if it takes too long.
+    fn enumerated(rules: &Rules<u128>, pos: &Position<u128>) -> Option<(HashSet<Move<u128>>, u32)> {
+        let mut list = Vec::new();
+        let mut sink = ListSink {
+            list: &mut list,
+            best: 0,
+            merge: true,
+            listed: Listed::default(),
+        };
+        let walk = Walk {
+            merge: false,
+            filter: RouteFilter::Any,
+            stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
+        };
+        let walked = generate_captures(rules, pos, &mut sink, walk, capturing(rules, pos));
+        let best = sink.best;
+        walked.complete.then(|| (list.into_iter().collect(), best))
+    }
+
+    /// Positions where a king can reach more than the maximum and its listing goes by left-out
+    /// sets: the listing and the search by levels against the enumerating walk.
+    #[test]
+    fn left_out_sets_list_what_the_enumerating_walk_lists() {
+        let variants = deferred_majority();
+        let ids: Vec<&str> = variants.iter().map(|r| r.variant().id.as_str()).collect();
+        for id in ["universal", "international", "babylonian", "hoogland-10"] {
+            assert!(ids.contains(&id), "{id} is missing from {ids:?}");
+        }
+        let (mut listed, mut levelled) = (0, 0);
+        for seed in 0..2400u64 {
+            let rules = &variants[seed as usize % variants.len()];
+            let pos = crowded(
+                rules,
+                seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                6 + seed as usize % 7,
+            );
+            let capturing = capturing(rules, &pos);
+            if capturing.is_empty() {
+                continue;
+            }
+            let Some((expected, max)) = enumerated(rules, &pos) else {
+                continue;
+            };
+            let capturers = capturers(rules, &pos, capturing);
+            let enemy_kings = pos.pieces[1] & pos.kings;
+            if capturers.iter().any(|c| {
+                c.king && c.reach.value > max && left_out_sets(rules, c, max, enemy_kings).is_some()
+            }) {
+                listed += 1;
+            }
+            let mut list = Vec::new();
+            let mut sink = ListSink {
+                list: &mut list,
+                best: 0,
+                merge: true,
+                listed: Listed::default(),
+            };
+            let walk = Walk {
+                merge: true,
+                ..Walk::default()
+            };
+            let mut jumps = 0;
+            merged_captures::<_, _, false>(
+                rules,
+                &pos,
+                &mut sink,
+                walk,
+                &capturers,
+                Maximum::Exact(max),
+                &mut jumps,
+            );
+            let got: HashSet<Move<u128>> = list.iter().copied().collect();
+            assert_eq!(
+                got.len(),
+                list.len(),
+                "{} {seed}: a move listed twice",
+                rules.variant().id
+            );
+            assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
+            // The search by levels, from a value some capture may not have.
+            let unit = rules.man_value.min(rules.king_value);
+            for best in (max.saturating_sub(2 * unit)..=max).step_by(unit as usize) {
+                match maximum_by_levels(rules, &pos, &capturers, best, Until::NEVER, &mut jumps) {
+                    Some(Maximum::Exact(found)) => {
+                        assert_eq!(
+                            found,
+                            max,
+                            "{} {seed}: the maximum from {best}",
+                            rules.variant().id
+                        );
+                        levelled += 1;
+                    }
+                    Some(_) => panic!("stopped"),
+                    None => {}
+                }
+            }
+        }
+        assert!(listed >= 100, "only {listed} listings by left-out sets");
+        assert!(levelled >= 300, "only {levelled} searches by levels");
+    }
 }

@@ -64,6 +64,14 @@ pub(crate) struct Memo<B: Bits> {
 }
 
 impl<B: Bits> Memo<B> {
+    /// Forgets every state (the walk starts over on another board), keeping the room.
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.outcomes.clear();
+        self.log.clear();
+        self.open = 0;
+    }
+
     #[inline]
     pub fn get(&self, key: &Key<B>) -> Option<Entry> {
         self.index.get(key).copied()

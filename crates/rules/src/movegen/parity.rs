@@ -22,8 +22,8 @@ pub(crate) struct JumpSpan<B: Bits> {
     /// Per jump, the victim and the vectors whose span is that of all its `x + u + y`: one of
     /// them and the differences within each side. Each once (a jump back repeats them).
     rows: Vec<(u8, B)>,
-    /// An XOR basis of the span, one vector per lowest bit.
-    basis: Vec<Option<B>>,
+    /// An XOR basis of the span, one vector per lowest bit (empty where none has it).
+    basis: Vec<B>,
     /// The pieces it was last made over.
     pieces: Option<B>,
 }
@@ -50,7 +50,7 @@ impl<B: Bits> JumpSpan<B> {
         rows.dedup();
         JumpSpan {
             rows,
-            basis: vec![None; size],
+            basis: vec![B::ZERO; size],
             pieces: None,
         }
     }
@@ -61,14 +61,22 @@ impl<B: Bits> JumpSpan<B> {
             return;
         }
         self.pieces = Some(pieces);
-        self.basis.iter_mut().for_each(|b| *b = None);
+        self.basis.iter_mut().for_each(|b| *b = B::ZERO);
         for i in 0..self.rows.len() {
-            let (victim, row) = self.rows[i];
-            if pieces.has(victim) {
-                let v = self.reduce(row);
-                if !v.is_empty() {
-                    self.basis[v.lowest() as usize] = Some(v);
+            let (victim, mut v) = self.rows[i];
+            if !pieces.has(victim) {
+                continue;
+            }
+            // Reduced only until its lowest bit is no basis vector's: it joins the basis there
+            // (the lowest bits stay distinct, which is all `reduce` needs).
+            while !v.is_empty() {
+                let low = v.lowest() as usize;
+                let b = self.basis[low];
+                if b.is_empty() {
+                    self.basis[low] = v;
+                    break;
                 }
+                v ^= b;
             }
         }
     }
@@ -80,9 +88,7 @@ impl<B: Bits> JumpSpan<B> {
         let mut rest = v;
         while !rest.is_empty() {
             let low = rest.lowest();
-            if let Some(b) = self.basis[low as usize] {
-                v ^= b;
-            }
+            v ^= self.basis[low as usize];
             // Bits above `low` may have changed; bits up to it are settled.
             let settled = u128::MAX >> (127 - u32::from(low));
             rest = v & !B::from_u128(settled);
@@ -93,12 +99,32 @@ impl<B: Bits> JumpSpan<B> {
     /// The squares of `ends` where a capture from `start` that takes exactly the pieces the span
     /// is made over may end, as far as parity tells.
     pub fn possible_ends(&self, start: u8, ends: B) -> B {
-        // The reduction is linear: compare the start's part with each end's.
-        let pieces = self.pieces.unwrap_or(B::ZERO);
-        let from = self.reduce(B::bit(start) ^ pieces);
+        let from = self.start_image(start);
         ends.squares()
-            .filter(|&e| self.reduce(B::bit(e)) == from)
+            .filter(|&e| self.ends_like(e, from))
             .fold(B::ZERO, |acc, e| acc | B::bit(e))
+    }
+
+    /// Whether such a capture may end on some square of `ends`.
+    pub fn may_end_on(&self, start: u8, ends: B) -> bool {
+        let from = self.start_image(start);
+        ends.squares().any(|e| self.ends_like(e, from))
+    }
+
+    /// The reduced vector of the start and the pieces: a capture may end on `e` exactly when
+    /// `e`'s is the same (the reduction is linear).
+    fn start_image(&self, start: u8) -> B {
+        self.reduce(B::bit(start) ^ self.pieces.unwrap_or(B::ZERO))
+    }
+
+    /// Whether `e` reduces to `from`. A square that is no basis vector's lowest bit reduces to
+    /// itself, and one that is reduces to a vector above it: most squares are told apart
+    /// without a reduction.
+    fn ends_like(&self, e: u8, from: B) -> bool {
+        if self.basis[e as usize].is_empty() {
+            return from == B::bit(e);
+        }
+        (from.is_empty() || from.lowest() > e) && self.reduce(B::bit(e)) == from
     }
 }
 

@@ -121,10 +121,6 @@ pub(crate) struct JumpGraph<B: Bits> {
     land: Vec<B>,
 }
 
-/// Below this many pieces still to take, `JumpGraph::may_take_all` makes only its quick test:
-/// the thorough one costs more than the small subtrees it could spare.
-const THOROUGH_FROM: u32 = 18;
-
 impl<B: Bits> JumpGraph<B> {
     /// The jumps of a king of player `us` when `occupied` (without the king) blocks.
     pub fn new(rules: &Rules<B>, us: usize, occupied: B, enemy: B, enemy_kings: B) -> Self {
@@ -178,17 +174,12 @@ impl<B: Bits> JumpGraph<B> {
     }
 
     /// Whether a king on `sq` could still take every piece of `needed` (each once, in some order)
-    /// and end on a square of `ends`.
+    /// and end on a square of `ends`: every needed piece is within reach, and one of them has a
+    /// landing on `ends`.
     pub fn may_take_all(&self, sq: u8, needed: B, ends: B) -> bool {
         if needed.is_empty() {
             return true;
         }
-        self.quick(sq, needed, ends)
-            && (needed.count() < THOROUGH_FROM || self.thorough(sq, needed, ends))
-    }
-
-    /// Every needed piece is within reach, and one of them has a landing on `ends`.
-    fn quick(&self, sq: u8, needed: B, ends: B) -> bool {
         let (got, landings) = self.spread(sq, needed);
         got == needed && !(landings & ends).is_empty()
     }
@@ -216,57 +207,6 @@ impl<B: Bits> JumpGraph<B> {
             }
             if !grew {
                 return (got, landings);
-            }
-        }
-    }
-
-    /// Each needed piece can be jumped from a square reached without taking it; at most one of
-    /// them leaves the king nowhere to go on (it must be taken last, and the capture ends behind
-    /// it, on `ends`); some piece can be taken landing on `ends`.
-    fn thorough(&self, sq: u8, needed: B, ends: B) -> bool {
-        let mut exits = [B::ZERO; 128];
-        for u in needed.squares() {
-            let at = self.squares_reached(sq, needed ^ B::bit(u));
-            exits[u as usize] = self
-                .jumps
-                .iter()
-                .filter(|&&(v, from, _)| v == u && !(from & at).is_empty())
-                .fold(B::ZERO, |acc, &(_, _, to)| acc | to);
-            if exits[u as usize].is_empty() {
-                return false;
-            }
-        }
-        let mut last = 0;
-        let mut may_end = false;
-        for u in needed.squares() {
-            let onward = (needed ^ B::bit(u))
-                .squares()
-                .any(|w| !(exits[u as usize] & self.approach[w as usize]).is_empty());
-            let ends_here = !(exits[u as usize] & ends).is_empty();
-            may_end |= ends_here;
-            if !onward {
-                last += 1;
-                if last > 1 || !ends_here {
-                    return false;
-                }
-            }
-        }
-        may_end
-    }
-
-    /// The squares a king on `sq` could reach by jumping pieces of `pieces`.
-    fn squares_reached(&self, sq: u8, pieces: B) -> B {
-        let mut at = B::bit(sq);
-        loop {
-            let mut grew = false;
-            for &(v, from, to) in &self.jumps {
-                if pieces.has(v) && !(to & !at).is_empty() && !(from & at).is_empty() {
-                    at |= to;
-                    grew = true;
-                }
-            }
-            if !grew {
-                return at;
             }
         }
     }

@@ -22,6 +22,8 @@ pub(crate) struct JumpSpan<B: Bits> {
     /// Per jump, the victim and the vectors whose span is that of all its `x + u + y`: one of
     /// them and the differences within each side. Each once (a jump back repeats them).
     rows: Vec<(u8, B)>,
+    /// Where each square's rows start in `rows` (sorted by victim), and where the last end.
+    first: Vec<u32>,
     /// An XOR basis of the span, one vector per lowest bit (empty where none has it).
     basis: Vec<B>,
     /// The pieces it was last made over.
@@ -48,8 +50,12 @@ impl<B: Bits> JumpSpan<B> {
         }
         rows.sort_unstable_by_key(|&(v, row)| (v, row.to_u128()));
         rows.dedup();
+        let first = (0..=size)
+            .map(|u| rows.partition_point(|&(v, _)| usize::from(v) < u) as u32)
+            .collect();
         JumpSpan {
             rows,
+            first,
             basis: vec![B::ZERO; size],
             pieces: None,
         }
@@ -62,21 +68,21 @@ impl<B: Bits> JumpSpan<B> {
         }
         self.pieces = Some(pieces);
         self.basis.iter_mut().for_each(|b| *b = B::ZERO);
-        for i in 0..self.rows.len() {
-            let (victim, mut v) = self.rows[i];
-            if !pieces.has(victim) {
-                continue;
-            }
-            // Reduced only until its lowest bit is no basis vector's: it joins the basis there
-            // (the lowest bits stay distinct, which is all `reduce` needs).
-            while !v.is_empty() {
-                let low = v.lowest() as usize;
-                let b = self.basis[low];
-                if b.is_empty() {
-                    self.basis[low] = v;
-                    break;
+        for u in pieces.squares() {
+            let rows = self.first[u as usize] as usize..self.first[u as usize + 1] as usize;
+            for i in rows {
+                let mut v = self.rows[i].1;
+                // Reduced only until its lowest bit is no basis vector's: it joins the basis there
+                // (the lowest bits stay distinct, which is all `reduce` needs).
+                while !v.is_empty() {
+                    let low = v.lowest() as usize;
+                    let b = self.basis[low];
+                    if b.is_empty() {
+                        self.basis[low] = v;
+                        break;
+                    }
+                    v ^= b;
                 }
-                v ^= b;
             }
         }
     }

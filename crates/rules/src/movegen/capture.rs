@@ -232,7 +232,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 self.span = None;
                 self.graph_of = sq;
             }
-        } else {
+        } else if MERGE {
             self.graph = None;
             self.span = None;
             self.graph_of = NO_SQUARE;

@@ -291,14 +291,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         if reach.value < self.floor {
             return;
         }
-        // States of another walk took other pieces as capturable.
+        // States of another walk of this king took other pieces as capturable (those of other
+        // pieces differ in their key's square of departure).
         if let Some(memo) = &mut self.memo {
             memo.clear();
         }
         self.walk_piece(sq, true, Some(&reach), start);
-        if let Some(memo) = &mut self.memo {
-            memo.clear();
-        }
     }
 
     /// Continues from a state reached after `depth` jumps; returns whether it has a jump (then
@@ -1077,22 +1075,23 @@ fn maximum_by_levels<B: Bits>(
     jumps: &mut u64,
 ) -> Option<Maximum> {
     let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
-    let mut levels: Vec<u32> = Vec::new();
+    // The walks of the levels above `best`: (value, king, pieces left out).
+    let mut planned: Vec<(u32, u8, B)> = Vec::new();
     let mut walks = 0;
     for piece in capturers.iter().filter(|c| c.king && c.reach.value > best) {
         for value in best..=piece.reach.value {
             let sets = left_out_sets(rules, piece, value, enemy_kings)?;
             walks += sets.len();
-            if !sets.is_empty() && value > best {
-                levels.push(value);
+            if value > best {
+                planned.extend(sets.into_iter().map(|set| (value, piece.sq, set)));
             }
         }
     }
-    if levels.is_empty() || walks > MOST_LEVEL_WALKS {
+    if planned.is_empty() || walks > MOST_LEVEL_WALKS {
         return None;
     }
-    levels.sort_unstable_by(|a, b| b.cmp(a));
-    levels.dedup();
+    // The highest level first; within one, the kings in the listing's order (a stable sort).
+    planned.sort_by_key(|&(value, _, _)| std::cmp::Reverse(value));
     let walk = Walk {
         merge: true,
         filter: RouteFilter::Any,
@@ -1116,19 +1115,21 @@ fn maximum_by_levels<B: Bits>(
         }
         floor = sink.best;
     }
-    for value in levels.into_iter().filter(|&v| v > floor) {
+    for level in planned.chunk_by(|a, b| a.0 == b.0) {
+        let value = level[0].0;
+        if value <= floor {
+            break;
+        }
         let mut sink = MaxSink {
             best: 0,
             ceiling: value,
         };
         let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
         search.floor = value;
-        'kings: for piece in capturers.iter().filter(|c| c.king) {
-            for left_out in left_out_sets(rules, piece, value, enemy_kings)? {
-                search.walk_without(pos, piece.sq, left_out);
-                if search.stopped || search.sink.best >= value {
-                    break 'kings;
-                }
+        for &(_, sq, left_out) in level {
+            search.walk_without(pos, sq, left_out);
+            if search.stopped || search.sink.best >= value {
+                break;
             }
         }
         *jumps += search.visits;
@@ -1269,7 +1270,7 @@ mod tests {
 
     use super::*;
     use crate::color::Color;
-    use crate::movegen::sink::{ListSink, Listed};
+    use crate::movegen::sink::ListSink;
     use crate::mv::Move;
     use crate::Catalogue;
 
@@ -1323,12 +1324,7 @@ mod tests {
     /// sequence (the oracle), or `None` if it takes too long.
     fn enumerated(rules: &Rules<u128>, pos: &Position<u128>) -> Option<(HashSet<Move<u128>>, u32)> {
         let mut list = Vec::new();
-        let mut sink = ListSink {
-            list: &mut list,
-            best: 0,
-            merge: true,
-            listed: Listed::default(),
-        };
+        let mut sink = ListSink::new(&mut list, true);
         let walk = Walk {
             merge: false,
             filter: RouteFilter::Any,
@@ -1371,12 +1367,7 @@ mod tests {
                 listed += 1;
             }
             let mut list = Vec::new();
-            let mut sink = ListSink {
-                list: &mut list,
-                best: 0,
-                merge: true,
-                listed: Listed::default(),
-            };
+            let mut sink = ListSink::new(&mut list, true);
             let walk = Walk {
                 merge: true,
                 ..Walk::default()

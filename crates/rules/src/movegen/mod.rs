@@ -87,12 +87,7 @@ impl<B: Bits> Rules<B> {
         stop: Until<'_>,
     ) -> bool {
         list.clear();
-        let mut sink = ListSink {
-            list,
-            best: 0,
-            merge: duplicates == Duplicates::Merge,
-            listed: Listed::default(),
-        };
+        let mut sink = ListSink::new(list, duplicates == Duplicates::Merge);
         let capturing = capture::capturing(self, pos);
         if !capturing.is_empty() {
             capture::generate_captures(self, pos, &mut sink, walk(duplicates, stop), capturing)
@@ -287,12 +282,7 @@ impl<B: Bits> Rules<B> {
         let us = pos.side;
         let theirs = pos.with_side_to_move(!us);
         let mut threats = Vec::new();
-        let mut sink = ListSink {
-            list: &mut threats,
-            best: 0,
-            merge: true,
-            listed: Listed::default(),
-        };
+        let mut sink = ListSink::new(&mut threats, true);
         let capturing = capture::capturing(self, &theirs);
         capture::generate_captures(self, &theirs, &mut sink, MERGED, capturing);
         let threatened = threats.iter().fold(B::ZERO, |acc, m| acc | m.captured) & pos.men(us);

@@ -143,6 +143,18 @@ pub(crate) struct ListSink<'a, B: Bits> {
     pub listed: Listed<B>,
 }
 
+impl<'a, B: Bits> ListSink<'a, B> {
+    /// A sink that lists into `list`, each distinct move once if `merge`.
+    pub fn new(list: &'a mut Vec<Move<B>>, merge: bool) -> Self {
+        ListSink {
+            list,
+            best: 0,
+            merge,
+            listed: Listed::default(),
+        }
+    }
+}
+
 impl<B: Bits> Sink<B> for ListSink<'_, B> {
     const COUNTS: bool = false;
 

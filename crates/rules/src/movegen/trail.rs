@@ -11,9 +11,16 @@
 //! At a vertex other than a trail's two ends, the trail leaves as often as it arrives, so it
 //! uses an even number of the edges there: at most the vertex's degree, less one if that is
 //! odd. Summing over the component of the king's square, a trail has at most
-//! `edges - odd/2 + 1` edges, `odd` being the number of vertices of odd degree; and it takes at
-//! most the pieces of that component. The reach search counts every piece of the component: in
-//! a crowded position, where most squares touch an odd number of pieces, this is much tighter.
+//! `edges - odd/2 + 1` edges, `odd` being the number of vertices of odd degree (one fewer if the
+//! king's square is even); and it takes at most the pieces of that component. The reach search
+//! counts every piece of the component: in a crowded position, where most squares touch an odd
+//! number of pieces, this is much tighter.
+//!
+//! A piece with edges along two lines is taken along one at most, which the count of edges
+//! does not see. When that count allows every piece, the pieces with one line only (forced
+//! edges) are looked at alone: a vertex of odd degree among them that no other piece's edge
+//! touches must be an end of the trail or of a forced edge it leaves out
+//! (`pieces_left_out`).
 
 use crate::bitboard::Bits;
 use crate::movegen::reach::{step, value_of};
@@ -79,16 +86,62 @@ pub(crate) fn trail_value<B: Bits>(
         degrees += here.count();
         pieces |= step(r, here, d);
     }
-    // Each edge is counted from both of its ends.
+    // Each edge is counted from both of its ends. A trail from an even vertex (with odd ones
+    // about) leaves one edge more out: that vertex is odd in what it leaves.
     let edges = degrees / 2;
-    let most = (edges + 1).saturating_sub(odd.count() / 2);
+    let most = (edges + u32::from(odd.has(sq))).saturating_sub(odd.count() / 2);
     let n = pieces.count();
+    let most = if most >= n {
+        n - pieces_left_out(r, dirs, &ends, at, sq).min(n)
+    } else {
+        most
+    };
     let all = value_of(r, pieces, enemy_kings);
     if most >= n {
         return all;
     }
     // Leave out the cheapest pieces the trail cannot take too.
     all - (n - most) * r.man_value.min(r.king_value)
+}
+
+/// How many pieces of the component `at` a trail from `sq` must leave out at least (`ends` as
+/// in `trail_value`), as parity tells. A trail jumps each piece it takes along one of the
+/// piece's lines, so a piece with one line only has its edge in the trail unless left out (a
+/// forced edge). Every vertex but the trail's two ends has an even degree in it. A vertex of odd
+/// degree among the forced edges that no other piece's edge touches (stuck) is therefore an end
+/// or the end of a forced edge left out, and each piece left out frees two. The start is one
+/// end and not counted; if its own degree is even and fixed too, the trail is closed (its other
+/// end is the start) unless it leaves out a forced edge there.
+fn pieces_left_out<B: Bits>(r: &Rules<B>, dirs: &[u8], ends: &[B; 8], at: B, sq: u8) -> u32 {
+    // Per line through a piece (one direction of each opposite pair), the pieces that have an
+    // edge along it; pieces with edges along two lines or more have a choice.
+    let mut once = B::ZERO;
+    let mut more = B::ZERO;
+    for &d in dirs.iter().filter(|&&d| d < 4) {
+        let d = d as usize;
+        let on_line = step(r, ends[d] & at, d);
+        more |= once & on_line;
+        once |= on_line;
+    }
+    let forced = once & !more;
+    let mut odd = B::ZERO;
+    let mut touched = B::ZERO;
+    for &d in dirs.iter().filter(|&&d| d < 4) {
+        let d = d as usize;
+        let from = ends[d] & at;
+        let single = from & step(r, forced, d ^ 4);
+        odd ^= single ^ leap(r, single, d);
+        let choice = from & step(r, more, d ^ 4);
+        touched |= choice | leap(r, choice, d);
+    }
+    let stuck = (odd & !touched & !B::bit(sq)).count();
+    if !odd.has(sq) && !touched.has(sq) {
+        // Closed, or a forced edge at the start left out (which frees the start and one more).
+        stuck.div_ceil(2)
+    } else {
+        // The other end frees one.
+        stuck / 2
+    }
 }
 
 #[cfg(test)]
@@ -146,6 +199,44 @@ mod tests {
         for id in ["international", "turkish", "dameo", "universal"] {
             assert!(!ids.iter().any(|i| i == id), "{id}'s kings fly");
         }
+    }
+
+    /// A king on c3 with a piece on each side of it (c4, c2, b3, d3) on an empty Gothic board:
+    /// four spokes, each a dead end, so it takes one piece. Euler's count of odd vertices alone
+    /// allows three (four edges, four odd ends, the start among them or not); the start is even
+    /// (one more edge left out) and the four ends are stuck on forced edges (two pieces left
+    /// out), which allows two.
+    #[test]
+    fn a_king_among_four_spokes_is_bounded_by_their_dead_ends() {
+        let rules = Rules::<u128>::new(Catalogue::builtin().get("gothic").unwrap()).unwrap();
+        let square = |file: u8, rank: u8| rank * 8 + file;
+        let king = square(2, 2);
+        let enemy = [(2, 3), (2, 1), (1, 2), (3, 2)]
+            .iter()
+            .fold(0u128, |acc, &(f, r)| acc | 1 << square(f, r));
+        let most = longest(&rules, king, enemy, enemy);
+        let bound = trail_value(&rules, 0, 0, king, enemy, enemy) / rules.man_value;
+        assert_eq!(most, 1, "the oracle walk");
+        assert!((most..=2).contains(&bound), "bound {bound}");
+    }
+
+    /// A king on c3 with pieces on c2, b3, d2 and f3 (Gothic): c2 joins c3 and c1, b3 joins c3
+    /// and a3, f3 joins e3 and g3, and d2 lies on two lines (c1-e3, c3-e1). Five edges, odd
+    /// vertices c3, a3, e1 and g3: the count of edges allows all four pieces. But a3 and g3 are
+    /// odd among the forced edges and d2 touches neither, so one of them is the trail's end and
+    /// the other the end of a piece left out: three (c3-c1-e3-g3, as the oracle walk finds).
+    #[test]
+    fn a_piece_on_two_lines_is_taken_along_one() {
+        let rules = Rules::<u128>::new(Catalogue::builtin().get("gothic").unwrap()).unwrap();
+        let square = |file: u8, rank: u8| rank * 8 + file;
+        let king = square(2, 2);
+        let enemy = [(2, 1), (1, 2), (3, 1), (5, 2)]
+            .iter()
+            .fold(0u128, |acc, &(f, r)| acc | 1 << square(f, r));
+        let most = longest(&rules, king, enemy, enemy);
+        let bound = trail_value(&rules, 0, 0, king, enemy, enemy) / rules.man_value;
+        assert_eq!(most, 3, "the oracle walk");
+        assert_eq!(bound, 3);
     }
 
     proptest! {

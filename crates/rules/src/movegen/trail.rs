@@ -201,6 +201,20 @@ mod tests {
         }
     }
 
+    /// A Gothic king on c3 among enemy men on `pieces` (file, rank from 0) and nothing else:
+    /// the most it can take (the oracle walk) and the bound, in pieces.
+    fn king_on_c3_among(pieces: &[(u8, u8)]) -> (u32, u32) {
+        let rules = Rules::<u128>::new(Catalogue::builtin().get("gothic").unwrap()).unwrap();
+        let square = |file: u8, rank: u8| rank * 8 + file;
+        let king = square(2, 2);
+        let enemy = pieces
+            .iter()
+            .fold(0u128, |acc, &(f, r)| acc | 1 << square(f, r));
+        let most = longest(&rules, king, enemy, enemy);
+        let bound = trail_value(&rules, 0, 0, king, enemy, enemy) / rules.man_value;
+        (most, bound)
+    }
+
     /// A king on c3 with a piece on each side of it (c4, c2, b3, d3) on an empty Gothic board:
     /// four spokes, each a dead end, so it takes one piece. Euler's count of odd vertices alone
     /// allows three (four edges, four odd ends, the start among them or not); the start is even
@@ -208,14 +222,7 @@ mod tests {
     /// out), which allows two.
     #[test]
     fn a_king_among_four_spokes_is_bounded_by_their_dead_ends() {
-        let rules = Rules::<u128>::new(Catalogue::builtin().get("gothic").unwrap()).unwrap();
-        let square = |file: u8, rank: u8| rank * 8 + file;
-        let king = square(2, 2);
-        let enemy = [(2, 3), (2, 1), (1, 2), (3, 2)]
-            .iter()
-            .fold(0u128, |acc, &(f, r)| acc | 1 << square(f, r));
-        let most = longest(&rules, king, enemy, enemy);
-        let bound = trail_value(&rules, 0, 0, king, enemy, enemy) / rules.man_value;
+        let (most, bound) = king_on_c3_among(&[(2, 3), (2, 1), (1, 2), (3, 2)]);
         assert_eq!(most, 1, "the oracle walk");
         assert!((most..=2).contains(&bound), "bound {bound}");
     }
@@ -227,14 +234,7 @@ mod tests {
     /// the other the end of a piece left out: three (c3-c1-e3-g3, as the oracle walk finds).
     #[test]
     fn a_piece_on_two_lines_is_taken_along_one() {
-        let rules = Rules::<u128>::new(Catalogue::builtin().get("gothic").unwrap()).unwrap();
-        let square = |file: u8, rank: u8| rank * 8 + file;
-        let king = square(2, 2);
-        let enemy = [(2, 1), (1, 2), (3, 1), (5, 2)]
-            .iter()
-            .fold(0u128, |acc, &(f, r)| acc | 1 << square(f, r));
-        let most = longest(&rules, king, enemy, enemy);
-        let bound = trail_value(&rules, 0, 0, king, enemy, enemy) / rules.man_value;
+        let (most, bound) = king_on_c3_among(&[(2, 1), (1, 2), (3, 1), (5, 2)]);
         assert_eq!(most, 3, "the oracle walk");
         assert_eq!(bound, 3);
     }

@@ -206,6 +206,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.limit = 0;
     }
 
+    /// Captures worth less are not wanted: the majority rule's maximum (or the bound found for
+    /// it) and the most the sink has been handed.
+    #[inline(always)]
+    fn value_floor(&self) -> u32 {
+        self.floor.max(self.sink.floor())
+    }
+
     /// Whether the walk stopped for want of budget.
     fn over_budget(&self) -> bool {
         self.visits > self.budget
@@ -242,7 +249,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             if let Some(reach) = reach {
                 // The floor is the maximum or (the search for it given up) a capture's value:
                 // either way a piece that can reach no more is worth the maximum or loses.
-                let floor = self.floor.max(self.sink.floor());
+                let floor = self.value_floor();
                 if !S::COUNTS && king && floor > 0 && reach.value == floor {
                     let mut target = Target {
                         value: floor,
@@ -348,12 +355,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             && (!self.rules.majority || self.rules.immediate_removal)
             && !self.explore_king(j, depth, straight_done, true)
         {
-            let floor = if self.rules.majority {
-                self.floor.max(self.sink.floor())
-            } else {
-                0
-            };
-            return j.value < floor;
+            // Without the majority rule the floor is 0 (captures are handed over valued 0).
+            return j.value < self.value_floor();
         }
         let key = self.key(&j, depth, straight_done, king);
         let memo = self.memo.get_or_insert_with(Memo::default);
@@ -445,7 +448,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 (needed & !reach.pieces) != B::ZERO || (reach.landings & open_ends).is_empty(),
             );
         }
-        let floor = self.floor.max(self.sink.floor());
+        let floor = self.value_floor();
         if floor == 0 {
             return false;
         }

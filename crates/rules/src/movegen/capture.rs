@@ -17,8 +17,10 @@
 //!   leaps, the tighter parity bound on trails, `trail`).
 //! * When that maximum is all a king can reach, every legal capture of that king takes the same
 //!   pieces and differs only in where it ends: its listing walk stops once every square it could
-//!   end on is listed, and leaves states from which no square not yet listed can be reached, or
-//!   (deferred removal) that cannot take every remaining piece (`JumpGraph`). Under deferred
+//!   end on is listed, and leaves states from which no square not yet listed can be reached,
+//!   that have taken every piece whose capture could be the last one landing on such a square
+//!   (`last_victims`), or (deferred removal) that cannot take every remaining piece
+//!   (`JumpGraph`). Under deferred
 //!   removal a parity argument over the jumps (`parity`) rules out, without a walk, squares
 //!   where such a capture cannot end, from the start and from every state.
 //! * When a king can reach more than the maximum by a piece or two of equal value (deferred
@@ -99,10 +101,19 @@ struct Target<B: Bits> {
     open_ends: B,
     /// Pieces behind which the capture could end on an open end: tried last.
     saved: B,
+    /// The squares the capture's last jump leaves occupied: the pieces it does not take and
+    /// (under deferred removal) those it takes.
+    blocked: B,
+    /// Pieces the capture could take last to end on an open end (see `last_victims`).
+    last: B,
 }
 
 impl<B: Bits> Target<B> {
-    fn update_saved(&mut self, graph: Option<&JumpGraph<B>>) {
+    /// Brings what depends on the open ends up to date.
+    fn ends_changed(&mut self, rules: &Rules<B>, us: usize, graph: Option<&JumpGraph<B>>) {
+        self.last = self.open_ends.squares().fold(B::ZERO, |acc, e| {
+            acc | last_victims(rules, us, e, self.needed, self.blocked)
+        });
         self.saved = match graph {
             Some(graph) => self
                 .needed
@@ -112,6 +123,33 @@ impl<B: Bits> Target<B> {
             None => B::ZERO,
         };
     }
+}
+
+/// The pieces of `needed` that a capture taking all of them could take last to land on `end`,
+/// when `blocked` is what stands on the board at that last jump besides its victim. The king
+/// comes over the victim along a capture direction, from beyond it (that square not blocked),
+/// and lands on `end` over squares that are empty then: under immediate removal every other
+/// piece of `needed` is gone by then, so the victim may stand behind some of them.
+fn last_victims<B: Bits>(rules: &Rules<B>, us: usize, end: u8, needed: B, blocked: B) -> B {
+    let mut victims = B::ZERO;
+    for &d in rules.king_captures[us].as_slice() {
+        let back = (d ^ 4) as usize;
+        let mut s = rules.next[end as usize][back];
+        while s != NO_SQUARE {
+            if needed.has(s) {
+                let behind = rules.next[s as usize][back];
+                if behind != NO_SQUARE && !blocked.has(behind) {
+                    victims |= B::bit(s);
+                }
+            }
+            // Under deferred removal `blocked` holds `needed` too.
+            if blocked.has(s) || !rules.king_captures_fly || rules.landing_adjacent {
+                break;
+            }
+            s = rules.next[s as usize][back];
+        }
+    }
+    victims
 }
 
 /// The walk of the captures of one position. `MERGE`: states are expanded once (otherwise every
@@ -256,6 +294,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                         needed: reach.pieces,
                         open_ends: reach.landings,
                         saved: B::ZERO,
+                        blocked: if self.rules.immediate_removal {
+                            start.occupied & !reach.pieces
+                        } else {
+                            start.occupied
+                        },
+                        last: B::ZERO,
                     };
                     if let Some(graph) = &self.graph {
                         let size = self.rules.next.len();
@@ -265,7 +309,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                         span.make(reach.pieces);
                         target.open_ends = span.possible_ends(sq, target.open_ends);
                     }
-                    target.update_saved(self.graph.as_ref());
+                    target.ends_changed(self.rules, self.us, self.graph.as_ref());
                     self.target = Some(target);
                 }
             }
@@ -416,15 +460,20 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     }
 
     /// Whether nothing the sink still wants can come from this king's state: the pieces within
-    /// reach are worth too little, or (targeted) no square not yet listed can be reached, or not
-    /// every piece that must be taken can be, or parity rules out every such square. Such a state is worth less than the most valuable
-    /// capture.
+    /// reach are worth too little, or (targeted) no square not yet listed can be reached, or
+    /// every piece the last jump onto one could take is taken, or not every piece that must be
+    /// taken can be, or parity rules out every such square. Such a state is worth less than the
+    /// most valuable capture.
     fn fruitless(&mut self, j: &Jumper<B>) -> bool {
         if let Some(target) = &self.target {
             let needed = target.needed & !j.captured;
             if needed.is_empty() {
                 // Everything is taken: a legal capture ends here.
                 return false;
+            }
+            if (needed & target.last).is_empty() {
+                // Every piece the capture could take last to end on an open end is taken.
+                return true;
             }
             if self.trail && self.trail_value(j) < value_of(self.rules, needed, self.enemy_kings) {
                 return true;
@@ -812,7 +861,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 if target.open_ends.is_empty() {
                     self.limit = 0;
                 }
-                target.update_saved(self.graph.as_ref());
+                target.ends_changed(self.rules, self.us, self.graph.as_ref());
             }
         }
         if self.sink.satisfied() {
@@ -1359,6 +1408,65 @@ mod tests {
         let walked = generate_captures(rules, pos, &mut sink, walk, capturing(rules, pos));
         let best = sink.best;
         walked.complete.then(|| (list.into_iter().collect(), best))
+    }
+
+    /// Positions where a king's every legal capture takes all it can reach, under either
+    /// removal: the targeted listing (which stops once every end is listed and leaves states
+    /// from which no end not yet listed can be reached) against the enumerating walk.
+    #[test]
+    fn targeted_walks_list_what_the_enumerating_walk_lists() {
+        let catalogue = Catalogue::builtin();
+        let variants: Vec<Rules<u128>> = catalogue
+            .ids()
+            .into_iter()
+            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+            .filter(|r| r.majority)
+            .collect();
+        let mut targeted = [0; 2];
+        for seed in 0..6000u64 {
+            let rules = &variants[seed as usize % variants.len()];
+            let pos = crowded(
+                rules,
+                seed.wrapping_mul(0xD1B5_4A32_D192_ED03),
+                10 + seed as usize % 16,
+            );
+            let capturing = capturing(rules, &pos);
+            if capturing.is_empty() {
+                continue;
+            }
+            let Some((expected, max)) = enumerated(rules, &pos) else {
+                continue;
+            };
+            let capturers = capturers(rules, &pos, capturing);
+            // Walks with at least two jumps to go (the targeted tests start after two).
+            if capturers
+                .iter()
+                .any(|c| c.king && c.reach.value == max && max >= 3 * rules.man_value)
+            {
+                targeted[usize::from(rules.immediate_removal)] += 1;
+            }
+            let mut list = Vec::new();
+            let mut sink = ListSink::new(&mut list, true);
+            let walk = Walk {
+                merge: true,
+                ..Walk::default()
+            };
+            merged_captures::<_, _, false>(
+                rules,
+                &pos,
+                &mut sink,
+                walk,
+                &capturers,
+                Maximum::Exact(max),
+                &mut 0,
+            );
+            let got: HashSet<Move<u128>> = list.iter().copied().collect();
+            assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
+        }
+        assert!(
+            targeted.iter().all(|&n| n >= 100),
+            "targeted walks (deferred, immediate removal): {targeted:?}"
+        );
     }
 
     /// Positions where a king can reach more than the maximum and its listing goes by left-out

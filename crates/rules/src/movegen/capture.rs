@@ -576,10 +576,34 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         )
     }
 
+    /// Whether a king on `j` could jump back along its last jump, were the 180° rule not there:
+    /// otherwise the rule takes no jump away from it and its state need not hold the direction.
+    #[inline(always)]
+    fn may_turn_back(&self, j: &Jumper<B>, king: bool) -> bool {
+        if !king || j.prev >= 8 {
+            return j.prev < 8;
+        }
+        let r = self.rules;
+        let back = (j.prev ^ 4) as usize;
+        let victim = if r.king_captures_fly {
+            match r.first_blocker(j.sq, back, j.occupied) {
+                Some(v) => v,
+                None => return false,
+            }
+        } else {
+            r.next[j.sq as usize][back]
+        };
+        if victim == NO_SQUARE || !j.capturable.has(victim) {
+            return false;
+        }
+        let behind = r.next[victim as usize][back];
+        behind != NO_SQUARE && !j.occupied.has(behind)
+    }
+
     /// Everything the continuations from `j` depend on besides the fixed start.
     fn key(&self, j: &Jumper<B>, depth: usize, straight_done: bool, king: bool) -> Key<B> {
         let r = self.rules;
-        let prev = if r.no_reversal || straight_done {
+        let prev = if straight_done || (r.no_reversal && self.may_turn_back(j, king)) {
             j.prev
         } else {
             8

@@ -220,6 +220,17 @@ impl<B: Bits> Rules<B> {
         self.promotion[color.index()]
     }
 
+    /// Whether taking a piece can change what the rest of a capture may do: captured pieces
+    /// leave the board at once and a king flies over or onto their squares. A short leap lands
+    /// two squares on along a line, on a square of its start's class (both coordinates'
+    /// parities), and every piece it jumps stands on another class: no capture changes the
+    /// squares it lands on, so both removals make the same moves (the walk then takes the
+    /// deferred one, whose jump graph does not change).
+    #[inline(always)]
+    pub(crate) fn removal_changes_captures(&self) -> bool {
+        self.immediate_removal && self.king_captures_fly
+    }
+
     /// First blocker from `sq` along `d` within `occ`, if any.
     #[inline(always)]
     pub(crate) fn first_blocker(&self, sq: u8, d: usize, occ: B) -> Option<u8> {

@@ -24,7 +24,8 @@ pub(crate) fn value_of<B: Bits>(rules: &Rules<B>, pieces: B, enemy_kings: B) -> 
 
 /// What a king of player `us` on `sq` could still do when `occupied` blocks and `capturable`
 /// may be taken: a breadth-first search over landing squares as if every capturable piece could
-/// be jumped from either side and (with immediate removal) might already be gone. It ignores the
+/// be jumped from either side and (with immediate removal, for a flying king) might already be
+/// gone. It ignores the
 /// 180° rule, the halt rules and the completion rule, each of which only removes routes.
 ///
 /// The search moves whole sets of squares at once (one shift per step along a direction), so
@@ -40,8 +41,9 @@ pub(crate) fn reach<B: Bits>(
 ) -> Reach<B> {
     let r = rules;
     let empty = r.squares & !occupied;
-    // Squares that are or may become free to land on and to pass.
-    let free = if r.immediate_removal {
+    // Squares that are or may become free to land on and to pass (a short leap lands on none
+    // that a capture empties).
+    let free = if r.removal_changes_captures() {
         empty | capturable
     } else {
         empty
@@ -231,7 +233,8 @@ mod tests {
     ) -> (u128, u128) {
         let r = rules;
         let empty = r.squares & !occupied;
-        let free = if r.immediate_removal {
+        // A short leap never lands on a square a capture empties (`removal_changes_captures`).
+        let free = if r.immediate_removal && r.king_captures_fly {
             empty | capturable
         } else {
             empty

@@ -18,11 +18,11 @@
 //! * When that maximum is all a king can reach, every legal capture of that king takes the same
 //!   pieces and differs only in where it ends: its listing walk stops once every square it could
 //!   end on is listed, and leaves states from which no square not yet listed can be reached,
-//!   that have taken every piece whose capture could be the last one landing on such a square
-//!   (`last_victims`), or (deferred removal) that cannot take every remaining piece
-//!   (`JumpGraph`). Under deferred removal a parity argument over the jumps (`parity`) rules
-//!   out, without a walk, squares where such a capture cannot end, from the start and from
-//!   every state.
+//!   that have taken every piece whose capture could be the last one landing on such a square,
+//!   or every piece that could be taken just before such a last one (`last_jumps`), or
+//!   (deferred removal) that cannot take every remaining piece (`JumpGraph`). Under deferred
+//!   removal a parity argument over the jumps (`parity`) rules out, without a walk, squares
+//!   where such a capture cannot end, from the start and from every state.
 //! * When a king can reach more than the maximum by a few pieces of equal value (deferred
 //!   removal), each legal capture of it leaves some of those pieces out: for each such set the
 //!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
@@ -108,16 +108,30 @@ struct Target<B: Bits> {
     /// The squares the capture's last jump leaves occupied: the pieces it does not take and
     /// (under deferred removal) those it takes.
     blocked: B,
-    /// Pieces the capture could take last to end on an open end (see `last_victims`).
+    /// Pieces the capture could take last to end on an open end (see `last_jumps`), and per
+    /// such piece, those it could take just before it.
     last: B,
+    before_last: Vec<B>,
 }
 
 impl<B: Bits> Target<B> {
     /// Brings what depends on the open ends up to date.
     fn ends_changed(&mut self, rules: &Rules<B>, us: usize, graph: Option<&JumpGraph<B>>) {
-        self.last = self.open_ends.squares().fold(B::ZERO, |acc, e| {
-            acc | last_victims(rules, us, e, self.needed, self.blocked)
-        });
+        let (needed, blocked) = (self.needed, self.blocked);
+        self.last = B::ZERO;
+        self.before_last.clear();
+        self.before_last.resize(rules.next.len(), B::ZERO);
+        for end in self.open_ends.squares() {
+            last_jumps(rules, us, end, needed, blocked, |victim, from| {
+                self.last |= B::bit(victim);
+                // The jump before lands on `from`, the last victim still on the board.
+                let others = needed & !B::bit(victim);
+                let stands = blocked | B::bit(victim);
+                last_jumps(rules, us, from, others, stands, |before, _| {
+                    self.before_last[victim as usize] |= B::bit(before);
+                });
+            });
+        }
         self.saved = match graph {
             Some(graph) => self
                 .needed
@@ -129,31 +143,42 @@ impl<B: Bits> Target<B> {
     }
 }
 
-/// The pieces of `needed` that a capture taking all of them could take last to land on `end`,
-/// when `blocked` is what stands on the board at that last jump besides its victim. The king
-/// comes over the victim along a capture direction, from beyond it (that square not blocked),
-/// and lands on `end` over squares that are empty then: under immediate removal every other
-/// piece of `needed` is gone by then, so the victim may stand behind some of them.
-fn last_victims<B: Bits>(rules: &Rules<B>, us: usize, end: u8, needed: B, blocked: B) -> B {
-    let mut victims = B::ZERO;
+/// The last jumps of a capture that takes every piece of `needed` and lands on `end`, when
+/// `blocked` is what stands on the board at that jump besides its victim: `jump(victim, from)`
+/// for each victim and each square the king could jump it from. The king comes over the victim
+/// along a capture direction, from beyond it over squares empty then, and lands on `end` over
+/// squares empty then: under immediate removal every other piece of `needed` is gone by then,
+/// so the victim may stand behind some of them (under deferred removal `blocked` holds
+/// `needed`, and the first piece on the way is the only one).
+fn last_jumps<B: Bits>(
+    rules: &Rules<B>,
+    us: usize,
+    end: u8,
+    needed: B,
+    blocked: B,
+    mut jump: impl FnMut(u8, u8),
+) {
+    let flies = rules.king_captures_fly;
     for &d in rules.king_captures[us].as_slice() {
         let back = (d ^ 4) as usize;
         let mut s = rules.next[end as usize][back];
         while s != NO_SQUARE {
             if needed.has(s) {
-                let behind = rules.next[s as usize][back];
-                if behind != NO_SQUARE && !blocked.has(behind) {
-                    victims |= B::bit(s);
+                let mut from = rules.next[s as usize][back];
+                while from != NO_SQUARE && !blocked.has(from) {
+                    jump(s, from);
+                    if !flies {
+                        break;
+                    }
+                    from = rules.next[from as usize][back];
                 }
             }
-            // Under deferred removal `blocked` holds `needed` too.
-            if blocked.has(s) || !rules.king_captures_fly || rules.landing_adjacent {
+            if blocked.has(s) || !flies || rules.landing_adjacent {
                 break;
             }
             s = rules.next[s as usize][back];
         }
     }
-    victims
 }
 
 /// The walk of the captures of one position. `MERGE`: states are expanded once (otherwise every
@@ -304,6 +329,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                             start.occupied
                         },
                         last: B::ZERO,
+                        before_last: Vec::new(),
                     };
                     if let Some(graph) = &self.graph {
                         let size = self.rules.next.len();
@@ -465,8 +491,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
 
     /// Whether nothing the sink still wants can come from this king's state: the pieces within
     /// reach are worth too little, or (targeted) no square not yet listed can be reached, or
-    /// every piece the last jump onto one could take is taken, or not every piece that must be
-    /// taken can be, or parity rules out every such square. Such a state is worth less than the
+    /// every piece the last jump onto one could take is taken (or every piece the jump before
+    /// it could), or not every piece that must be taken can be, or parity rules out every such
+    /// square. Such a state is worth less than the
     /// most valuable capture.
     fn fruitless(&mut self, j: &Jumper<B>) -> bool {
         if let Some(target) = &self.target {
@@ -475,8 +502,17 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // Everything is taken: a legal capture ends here.
                 return false;
             }
-            if (needed & target.last).is_empty() {
+            let last = needed & target.last;
+            if last.is_empty() {
                 // Every piece the capture could take last to end on an open end is taken.
+                return true;
+            }
+            if needed.count() >= 2
+                && last
+                    .squares()
+                    .all(|v| (target.before_last[v as usize] & needed).is_empty())
+            {
+                // Nor any piece it could take just before such a last one.
                 return true;
             }
             if self.trail && self.trail_value(j) < value_of(self.rules, needed, self.enemy_kings) {

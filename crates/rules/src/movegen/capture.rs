@@ -36,6 +36,7 @@
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
 use crate::bitboard::Bits;
+use crate::movegen::layers::{self, Aim, Layered};
 use crate::movegen::memo::{Key, Memo, Outcome};
 use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
@@ -115,6 +116,24 @@ struct Target<B: Bits> {
 }
 
 impl<B: Bits> Target<B> {
+    /// The aim of a king's captures worth `value`, all it can reach (`reach`), from `start`
+    /// (`ends_changed` completes it).
+    fn new(rules: &Rules<B>, reach: &Reach<B>, value: u32, start: Jumper<B>) -> Self {
+        Target {
+            value,
+            needed: reach.pieces,
+            open_ends: reach.landings,
+            saved: B::ZERO,
+            blocked: if rules.removal_changes_captures() {
+                start.occupied & !reach.pieces
+            } else {
+                start.occupied
+            },
+            last: B::ZERO,
+            before_last: Vec::new(),
+        }
+    }
+
     /// Brings what depends on the open ends up to date.
     fn ends_changed(&mut self, rules: &Rules<B>, us: usize, graph: Option<&JumpGraph<B>>) {
         let (needed, blocked) = (self.needed, self.blocked);
@@ -318,19 +337,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // either way a piece that can reach no more is worth the maximum or loses.
                 let floor = self.value_floor();
                 if !S::COUNTS && king && floor > 0 && reach.value == floor {
-                    let mut target = Target {
-                        value: floor,
-                        needed: reach.pieces,
-                        open_ends: reach.landings,
-                        saved: B::ZERO,
-                        blocked: if self.rules.removal_changes_captures() {
-                            start.occupied & !reach.pieces
-                        } else {
-                            start.occupied
-                        },
-                        last: B::ZERO,
-                        before_last: Vec::new(),
-                    };
+                    let mut target = Target::new(self.rules, reach, floor, start);
                     if let Some(graph) = &self.graph {
                         let size = self.rules.next.len();
                         let span = self
@@ -378,6 +385,49 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             memo.clear();
         }
         self.walk_piece(sq, true, Some(&reach), start);
+    }
+
+    /// Walks the captures of the king `piece` by the layered walk where it serves (unless
+    /// they must take all the king can reach under deferred removal, where the jump graph and
+    /// parity make the targeted walk short), else merged. Returns false if stopped.
+    fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
+        let floor = self.value_floor();
+        let targeted = floor > 0 && piece.reach.value == floor;
+        if targeted && !self.rules.removal_changes_captures() {
+            self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
+            return !self.stopped;
+        }
+        let target = targeted.then(|| {
+            let mut target = Target::new(self.rules, &piece.reach, floor, start(pos, piece.sq));
+            target.ends_changed(self.rules, self.us, None);
+            target
+        });
+        let aim = target.as_ref().map(|t| Aim {
+            needed: t.needed,
+            last: t.last,
+            before_last: &t.before_last,
+        });
+        let layered = layers::walk_king(
+            self.rules,
+            pos,
+            piece.sq,
+            floor,
+            aim,
+            self.sink,
+            self.stop,
+            &mut self.visits,
+        );
+        match layered {
+            Layered::Done => true,
+            Layered::Stopped => {
+                self.stopped = true;
+                false
+            }
+            Layered::TooBig => {
+                self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
+                !self.stopped
+            }
+        }
     }
 
     /// Continues from a state reached after `depth` jumps; returns whether it has a jump (then
@@ -1409,10 +1459,17 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         } else {
             None
         };
+        // A king's moves are put in one order, whichever walk lists them.
+        let mark = search.sink.mark();
         match left_out {
             Some(sets) => {
                 for left_out in sets {
                     search.walk_without(pos, piece.sq, left_out);
+                }
+            }
+            None if !FILTER && piece.king && layers::serves::<B, S>() => {
+                if !search.walk_layered(pos, piece) {
+                    break;
                 }
             }
             None => search.walk_piece(
@@ -1421,6 +1478,9 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
                 Some(&piece.reach),
                 start(pos, piece.sq),
             ),
+        }
+        if piece.king {
+            search.sink.order_since(mark);
         }
     }
     *jumps += search.visits;
@@ -1433,8 +1493,8 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::color::Color;
     use crate::movegen::sink::ListSink;
+    use crate::movegen::testing::crowded;
     use crate::mv::Move;
     use crate::Catalogue;
 
@@ -1448,41 +1508,6 @@ mod tests {
             .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
             .filter(|r| r.majority && !r.removal_changes_captures())
             .collect()
-    }
-
-    /// A king or two of White among `enemies` black pieces, some of them kings, on random squares.
-    fn crowded(rules: &Rules<u128>, seed: u64, enemies: usize) -> Position<u128> {
-        let mut state = seed | 1;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let mut free: Vec<u8> = rules.squares.squares().collect();
-        let mut take = |next: &mut dyn FnMut() -> u64| {
-            let i = (next() % free.len() as u64) as usize;
-            free.swap_remove(i)
-        };
-        let mut pos = Position {
-            pieces: [0, 0],
-            kings: 0,
-            side: Color::White,
-            hash: 0,
-        };
-        for _ in 0..1 + next() % 2 {
-            let s = take(&mut next);
-            pos.pieces[0] |= 1 << s;
-            pos.kings |= 1 << s;
-        }
-        for _ in 0..enemies {
-            let s = take(&mut next);
-            pos.pieces[1] |= 1 << s;
-            if next() % 3 == 0 {
-                pos.kings |= 1 << s;
-            }
-        }
-        pos
     }
 
     /// The distinct captures and the majority rule's maximum by the walk that enumerates every

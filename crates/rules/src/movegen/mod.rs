@@ -12,12 +12,15 @@
 //! reached.
 
 mod capture;
+mod layers;
 mod memo;
 mod parity;
 mod quiet;
 mod reach;
 mod route;
 mod sink;
+#[cfg(test)]
+mod testing;
 mod trail;
 mod until;
 

@@ -102,7 +102,7 @@ pub(crate) fn step<B: Bits>(rules: &Rules<B>, set: B, d: usize) -> B {
 /// The squares reached from `from` along `d` by one step or more, each onto a square of
 /// `through`.
 #[inline(always)]
-fn run<B: Bits>(rules: &Rules<B>, from: B, through: B, d: usize) -> B {
+pub(crate) fn run<B: Bits>(rules: &Rules<B>, from: B, through: B, d: usize) -> B {
     let mut line = step(rules, from, d) & through;
     let mut all = line;
     while !line.is_empty() {

@@ -16,6 +16,10 @@ pub(crate) trait Sink<B: Bits> {
     const COUNTS: bool;
 
     /// What a merged walk must remember of each state for this sink.
+    /// Whether the sink keeps a route of each capture (`path` and `order`): the layered walk,
+    /// which finds moves without one, cannot serve it.
+    const ROUTES: bool = false;
+
     const REMEMBERS: Counts = if Self::COUNTS {
         Counts::PerMove
     } else {
@@ -37,6 +41,13 @@ pub(crate) trait Sink<B: Bits> {
         sequences: u64,
     );
 
+    /// A king's capture that no capture handed over before can equal (the layered walk lists
+    /// each move once, with no route): a sink that merges moves need not look for it.
+    #[inline(always)]
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
+        self.capture(from, to, captured, value, false, &[], &[], 1);
+    }
+
     fn quiet(&mut self, from: u8, to: u8, promotes: bool);
 
     /// The value below which the sink discards a capture (the majority rule's best so far).
@@ -44,6 +55,19 @@ pub(crate) trait Sink<B: Bits> {
 
     /// Forgets everything received (the walk starts again).
     fn reset(&mut self);
+
+    /// Where the list of captures stands, for `order_since`: its length and value.
+    #[inline(always)]
+    fn mark(&self) -> (usize, u32) {
+        (0, 0)
+    }
+
+    /// Puts the captures received since `mark` (all of them if a more valuable capture came
+    /// since) in the order of their pieces taken, then their end: the walks of one king's big
+    /// captures (layered for lists of moves, merged for lists with routes or counts) find them
+    /// in different orders, and every list of the legal moves must have the same order.
+    #[inline(always)]
+    fn order_since(&mut self, _mark: (usize, u32)) {}
 
     /// Whether the sink needs nothing more (the walk may stop).
     #[inline(always)]
@@ -59,6 +83,21 @@ pub enum Duplicates {
     Merge,
     /// Every capture sequence is its own move (perft "paths", kish and dctl keep-duplicates).
     Keep,
+}
+
+/// Where the captures received since `mark` start in a list whose value is now `best`: a
+/// more valuable capture emptied the list.
+fn since(mark: (usize, u32), best: u32) -> usize {
+    if best == mark.1 {
+        mark.0
+    } else {
+        0
+    }
+}
+
+/// The order of `order_since`.
+fn order_key<B: Bits>(m: &Move<B>) -> (u128, u8, u8, bool) {
+    (m.captured.to_u128(), m.to, m.from, m.promotes)
 }
 
 /// Where each distinct move listed so far is: found by a scan while there are few, by a hash map
@@ -164,6 +203,16 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
         self.best = 0;
     }
 
+    fn mark(&self) -> (usize, u32) {
+        (self.list.len(), self.best)
+    }
+
+    fn order_since(&mut self, mark: (usize, u32)) {
+        let start = since(mark, self.best);
+        self.list[start..].sort_unstable_by_key(|m| order_key(m));
+        self.listed.clear();
+    }
+
     #[inline(always)]
     fn floor(&self) -> u32 {
         self.best
@@ -205,6 +254,24 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
     }
 
     #[inline(always)]
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
+        if value > self.best {
+            self.best = value;
+            self.list.clear();
+            self.listed.clear();
+        }
+        if value == self.best {
+            // `listed` indexes it when it next looks for a move.
+            self.list.push(Move {
+                from,
+                to,
+                captured,
+                promotes: false,
+            });
+        }
+    }
+
+    #[inline(always)]
     fn quiet(&mut self, from: u8, to: u8, promotes: bool) {
         self.list.push(Move {
             from,
@@ -243,6 +310,16 @@ impl<B: Bits> DistinctCountSink<B> {
 
     pub fn count(&self) -> u64 {
         (self.len + self.more.len()) as u64
+    }
+
+    #[inline(always)]
+    fn push(&mut self, mv: Move<B>) {
+        if self.len < self.first.len() {
+            self.first[self.len] = mv;
+            self.len += 1;
+        } else {
+            self.more.push(mv);
+        }
     }
 }
 
@@ -297,11 +374,22 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
         if self.listed.find(self.len + more.len(), nth, &mv).is_some() {
             return;
         }
-        if self.len < self.first.len() {
-            self.first[self.len] = mv;
-            self.len += 1;
-        } else {
-            self.more.push(mv);
+        self.push(mv);
+    }
+
+    #[inline(always)]
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
+        if value > self.best {
+            self.reset();
+            self.best = value;
+        }
+        if value == self.best {
+            self.push(Move {
+                from,
+                to,
+                captured,
+                promotes: false,
+            });
         }
     }
 
@@ -387,11 +475,22 @@ pub(crate) struct DetailSink<B: Bits> {
 
 impl<B: Bits> Sink<B> for DetailSink<B> {
     const COUNTS: bool = false;
+    const ROUTES: bool = true;
 
     fn reset(&mut self) {
         self.list.clear();
         self.listed.clear();
         self.best = 0;
+    }
+
+    fn mark(&self) -> (usize, u32) {
+        (self.list.len(), self.best)
+    }
+
+    fn order_since(&mut self, mark: (usize, u32)) {
+        let start = since(mark, self.best);
+        self.list[start..].sort_by_key(|d| order_key(&d.mv));
+        self.listed.clear();
     }
 
     #[inline(always)]

@@ -19,8 +19,6 @@
 //! rule). The walk lists moves, not routes: sinks that want a route or a count of sequences
 //! use the merged walk.
 
-use rustc_hash::FxHashMap;
-
 use crate::bitboard::Bits;
 use crate::movegen::reach::{run, step, value_of};
 use crate::movegen::sink::Sink;
@@ -45,7 +43,7 @@ const ENDS: u8 = u8::MAX;
 
 /// Arrivals of a layer gathered into nodes with one table: more are first split by their
 /// pieces into parts of about this many, each gathered with a table that stays in the caches.
-const GATHER_PART: usize = 1 << 13;
+const GATHER_PART: usize = 1 << 11;
 
 /// The nodes of one layer. A node is a set of pieces taken (with whether the last was a king,
 /// where halt rule II asks), the squares the king stands on and can jump from having taken
@@ -79,7 +77,15 @@ impl<B: Bits> Layer<B> {
         self.at.clear();
     }
 
+    /// Room for `nodes` more.
+    fn reserve(&mut self, nodes: usize) {
+        self.keys.reserve(nodes);
+        self.ends.reserve(nodes);
+        self.at.reserve(nodes * self.slots);
+    }
+
     /// A new empty node.
+    #[inline(always)]
     fn push(&mut self, key: (B, bool)) -> usize {
         self.keys.push(key);
         self.ends.push(B::ZERO);
@@ -110,27 +116,34 @@ struct Gather<B: Bits> {
     arrivals: Vec<Arrival<B>>,
     split: Vec<Arrival<B>>,
     starts: Vec<usize>,
-    index: FxHashMap<(B, bool), u32>,
+    table: Table<B>,
 }
+
+/// A hash of a node's key; `salt` picks one of two independent ones (the parts and the table
+/// must not use the same bits).
+#[inline(always)]
+fn hash<B: Bits>(key: (B, bool), salt: u64) -> u64 {
+    let v = key.0.to_u128();
+    ((v as u64) ^ ((v >> 64) as u64).rotate_left(29) ^ u64::from(key.1)).wrapping_mul(salt)
+}
+
+const PART_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
+const TABLE_SALT: u64 = 0xD6E8_FEB8_6659_FD93;
 
 impl<B: Bits> Gather<B> {
     /// Makes `next` of the arrivals written down, and forgets them.
     fn make(&mut self, next: &mut Layer<B>) {
         next.clear();
         let n = self.arrivals.len();
+        next.reserve(n);
         if n <= GATHER_PART {
-            gather(&self.arrivals, &mut self.index, next);
+            self.table.gather(&self.arrivals, next);
             self.arrivals.clear();
             return;
         }
         // At least two parts (n is over one part's size).
         let bits = n.div_ceil(GATHER_PART).next_power_of_two().trailing_zeros();
-        let part = |a: &Arrival<B>| {
-            let v = a.key.0.to_u128();
-            let h = ((v as u64) ^ ((v >> 64) as u64).rotate_left(29) ^ u64::from(a.key.1))
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            (h >> (64 - bits)) as usize
-        };
+        let part = |a: &Arrival<B>| (hash(a.key, PART_SALT) >> (64 - bits)) as usize;
         let parts = 1usize << bits;
         self.starts.clear();
         self.starts.resize(parts + 1, 0);
@@ -156,62 +169,66 @@ impl<B: Bits> Gather<B> {
             fill[p] += 1;
         }
         for p in 0..parts {
-            gather(
-                &self.split[self.starts[p]..self.starts[p + 1]],
-                &mut self.index,
-                next,
-            );
+            let arrivals = &self.split[self.starts[p]..self.starts[p + 1]];
+            self.table.gather(arrivals, next);
         }
         self.arrivals.clear();
     }
 }
 
-/// Adds the nodes of `arrivals` (no two parts share a node) to `next`.
-fn gather<B: Bits>(
-    arrivals: &[Arrival<B>],
-    index: &mut FxHashMap<(B, bool), u32>,
-    next: &mut Layer<B>,
-) {
-    index.clear();
-    for a in arrivals {
-        let i = match index.get(&a.key) {
-            Some(&i) => i as usize,
-            None => {
-                let i = next.push(a.key);
-                index.insert(a.key, i as u32);
-                i
-            }
-        };
-        if a.slot == ENDS {
-            next.ends[i] |= a.squares;
-        } else {
-            next.at[i * next.slots + usize::from(a.slot)] |= a.squares;
-        }
-    }
+/// An open-addressed table from a node's key to its index in the next layer, for one part of
+/// a layer's arrivals. A slot is in use only if it carries the part's number, so moving to
+/// the next part clears nothing.
+#[derive(Default)]
+struct Table<B: Bits> {
+    slots: Vec<Slot<B>>,
+    part: u32,
 }
 
-/// Where a king that makes short leaps can jump from: per direction, at least once, and in
-/// two directions or more.
 #[derive(Clone, Copy, Default)]
-struct Onward<B: Bits> {
-    from: [B; 8],
-    once: B,
-    twice: B,
+struct Slot<B: Bits> {
+    key: (B, bool),
+    part: u32,
+    node: u32,
 }
 
-impl<B: Bits> Onward<B> {
-    /// Adds the squares that can jump along `d`.
-    #[inline(always)]
-    fn add(&mut self, d: usize, from: B) {
-        self.from[d] = from;
-        self.twice |= self.once & from;
-        self.once |= from;
-    }
-
-    /// The squares it can jump on from having just jumped along `d`: any way but back.
-    #[inline(always)]
-    fn after(&self, d: usize) -> B {
-        self.twice | (self.once & !self.from[d ^ 4])
+impl<B: Bits> Table<B> {
+    /// Adds the nodes of `arrivals` (no other part shares one) to `next`.
+    fn gather(&mut self, arrivals: &[Arrival<B>], next: &mut Layer<B>) {
+        // Half full at most.
+        let size = (2 * arrivals.len()).next_power_of_two().max(16);
+        if self.slots.len() < size || self.part == u32::MAX {
+            self.slots.clear();
+            self.slots.resize(size, Slot::default());
+            self.part = 0;
+        }
+        self.part += 1;
+        let mask = size - 1;
+        let shift = 64 - size.trailing_zeros();
+        for a in arrivals {
+            let mut at = (hash(a.key, TABLE_SALT) >> shift) as usize;
+            let i = loop {
+                let slot = &mut self.slots[at];
+                if slot.part != self.part {
+                    let i = next.push(a.key);
+                    *slot = Slot {
+                        key: a.key,
+                        part: self.part,
+                        node: i as u32,
+                    };
+                    break i;
+                }
+                if slot.key == a.key {
+                    break slot.node as usize;
+                }
+                at = (at + 1) & mask;
+            };
+            if a.slot == ENDS {
+                next.ends[i] |= a.squares;
+            } else {
+                next.at[i * next.slots + usize::from(a.slot)] |= a.squares;
+            }
+        }
     }
 }
 
@@ -278,7 +295,42 @@ struct Walk<'a, B: Bits> {
     immediate: bool,
     /// Whether the last victim's kind is part of a node (halt rule II).
     last_kind: bool,
+    /// For a king that makes short leaps over any piece, its neighbours by square.
+    short: Option<Short<B>>,
     jumps: u64,
+}
+
+/// Where a king that makes short leaps finds its victims: per square, the squares next to it
+/// along its capture directions, and the direction of each step by its layout delta (one
+/// delta per direction).
+struct Short<B: Bits> {
+    around: Vec<B>,
+    direction: [u8; 256],
+}
+
+impl<B: Bits> Short<B> {
+    /// None where some direction takes kings only (the victims are then looked at one by one).
+    fn new(rules: &Rules<B>, us: usize) -> Option<Self> {
+        let dirs = rules.king_captures[us].as_slice();
+        if dirs.iter().any(|&d| rules.kings_only[d as usize]) {
+            return None;
+        }
+        let mut direction = [u8::MAX; 256];
+        for &d in dirs {
+            direction[rules.delta[d as usize] as u8 as usize] = d;
+        }
+        let around = rules
+            .next
+            .iter()
+            .map(|next| {
+                dirs.iter()
+                    .map(|&d| next[d as usize])
+                    .filter(|&n| n != NO_SQUARE)
+                    .fold(B::ZERO, |acc, n| acc | B::bit(n))
+            })
+            .collect();
+        Some(Short { around, direction })
+    }
 }
 
 impl<B: Bits> Walk<'_, B> {
@@ -356,6 +408,9 @@ pub(crate) fn walk_king<'a, B: Bits, S: Sink<B>>(
         split: rules.no_reversal && rules.removal_changes_captures(),
         immediate: rules.removal_changes_captures(),
         last_kind: rules.halt == HaltRule::SequentialHalt2,
+        short: (!rules.king_captures_fly)
+            .then(|| Short::new(rules, us))
+            .flatten(),
         jumps: 0,
     };
     let outcome = walk.run(from, floor, sink, stop);
@@ -380,7 +435,16 @@ impl<B: Bits> Walk<'_, B> {
         while layer.len() > 0 {
             for i in 0..layer.len() {
                 let (captured, last_king) = layer.keys[i];
-                let ends = layer.ends[i];
+                let mut ends = layer.ends[i];
+                if self.aim.as_ref().is_none_or(|aim| aim.may_come(captured)) {
+                    ends |= self.expand(
+                        captured,
+                        last_king,
+                        layer.squares(i),
+                        taken,
+                        &mut gather.arrivals,
+                    );
+                }
                 if ends != B::ZERO {
                     if r.majority {
                         let value = value_of(r, captured, self.enemy_kings);
@@ -395,16 +459,6 @@ impl<B: Bits> Walk<'_, B> {
                         self.hand_over(sink, from, captured, ends, 0);
                     }
                 }
-                if self.aim.as_ref().is_some_and(|aim| !aim.may_come(captured)) {
-                    continue;
-                }
-                self.expand(
-                    captured,
-                    last_king,
-                    layer.squares(i),
-                    taken,
-                    &mut gather.arrivals,
-                );
                 if self.jumps >= next_check {
                     next_check = self.jumps + STOP_CHECK_EVERY;
                     if stop.reached() {
@@ -437,8 +491,9 @@ impl<B: Bits> Walk<'_, B> {
         }
     }
 
-    /// Every jump from the squares of `node` (which took `captured`, `taken` pieces), into the
-    /// nodes of the next layer.
+    /// Every jump from the squares of a node (which took `captured`, `taken` pieces), into the
+    /// nodes of the next layer; returns the squares where captures end found on the way (short
+    /// leaps).
     #[inline(always)]
     fn expand(
         &mut self,
@@ -447,15 +502,34 @@ impl<B: Bits> Walk<'_, B> {
         at: &[B],
         taken: u32,
         next: &mut Vec<Arrival<B>>,
-    ) {
-        let r = self.rules;
+    ) -> B {
         let occupied = if self.immediate {
             self.occupied & !captured
         } else {
             self.occupied
         };
-        let empty = r.squares & !occupied;
         let capturable = self.capturable & !captured;
+        let node = Node {
+            captured,
+            last_king,
+            taken,
+            occupied,
+            capturable,
+        };
+        if self.rules.king_captures_fly {
+            self.expand_flying(&node, at, next);
+            B::ZERO
+        } else {
+            self.expand_short(&node, at[0], next)
+        }
+    }
+
+    /// The jumps of a flying king, found along each direction for all the node's squares at
+    /// once.
+    #[inline(always)]
+    fn expand_flying(&mut self, node: &Node<B>, at: &[B], next: &mut Vec<Arrival<B>>) {
+        let r = self.rules;
+        let empty = r.squares & !node.occupied;
         // The squares kept in one slot and in two or more (by direction, a square reached one
         // way only may not turn back).
         let (once, twice) = at.iter().fold((B::ZERO, B::ZERO), |(once, twice), &s| {
@@ -464,103 +538,142 @@ impl<B: Bits> Walk<'_, B> {
         if once.is_empty() {
             return;
         }
-        let dirs = r.king_captures[self.us].as_slice();
-        // Per direction, the pieces that can be jumped that way (a free square behind), now
-        // and (for `onward`) after this jump.
-        let mut jumpable = [B::ZERO; 8];
-        let mut onward = Onward::default();
-        for &d in dirs {
+        for &d in r.king_captures[self.us].as_slice() {
             let d = d as usize;
-            let mut targets = capturable;
-            if r.kings_only[d] {
-                targets &= self.enemy_kings;
-            }
-            let pieces = targets & step(r, empty, d ^ 4);
-            let later = !(r.kings_only[d] && r.targets_first_jump_only);
-            if later || taken == 0 {
-                jumpable[d] = pieces;
-            }
-            if !r.king_captures_fly && later {
-                onward.add(d, step(r, pieces, d ^ 4));
-            }
-        }
-        for &d in dirs {
-            let d = d as usize;
-            if jumpable[d].is_empty() {
+            let Some(targets) = self.targets(d, node) else {
                 continue;
-            }
+            };
             let sources = if self.split {
                 twice | (once & !at[d ^ 4])
             } else {
                 once
             };
-            // The first piece along `d` from each source, when it can be taken.
-            let passed = if r.king_captures_fly {
-                sources | run(r, sources, empty, d)
-            } else {
-                sources
-            };
-            let victims = step(r, passed, d) & jumpable[d];
+            // The first piece along `d` from each source, when it can be taken and the square
+            // behind it is free.
+            let passed = sources | run(r, sources, empty, d);
+            let victims = step(r, passed, d) & targets & step(r, empty, d ^ 4);
             for victim in victims.squares() {
-                self.jump(
-                    captured,
-                    last_king,
-                    victim,
-                    d,
-                    taken,
-                    occupied,
-                    capturable,
-                    onward.after(d),
-                    next,
-                );
+                let bit = B::bit(victim);
+                let occupied = if self.immediate {
+                    node.occupied & !bit
+                } else {
+                    node.occupied
+                };
+                let capturable = node.capturable & !bit;
+                let landings = if r.landing_adjacent {
+                    B::bit(r.next[victim as usize][d])
+                } else {
+                    r.slide(victim, d, occupied)
+                };
+                let mut going_on = B::ZERO;
+                for landing in landings.squares() {
+                    self.jumps += 1;
+                    if self.can_jump(landing, d, occupied, capturable) {
+                        going_on |= B::bit(landing);
+                    }
+                }
+                self.arrive(node, victim, d, landings, going_on, next);
             }
         }
     }
 
-    /// The jump over `victim` along `d` from a node that took `captured`.
-    #[allow(clippy::too_many_arguments)]
+    /// The jumps of a king that makes short leaps, square by square: a node holds one square
+    /// or few (the pieces a trail takes fix where it ends). A short leap lands on one square,
+    /// where the capture goes on if it can: so each square of a node is the end of a capture
+    /// exactly when it has no jump, which its own expansion finds. Returns those squares.
     #[inline(always)]
-    fn jump(
-        &mut self,
-        captured: B,
-        last_king: bool,
+    fn expand_short(&mut self, node: &Node<B>, at: B, next: &mut Vec<Arrival<B>>) -> B {
+        let r = self.rules;
+        let mut ends = B::ZERO;
+        if let Some(short) = &self.short {
+            for sq in at.squares() {
+                let mut found = false;
+                for victim in (short.around[sq as usize] & node.capturable).squares() {
+                    let delta = (i16::from(victim) - i16::from(sq)) as u8;
+                    let d = short.direction[delta as usize] as usize;
+                    let landing = r.next[victim as usize][d];
+                    if landing == NO_SQUARE || node.occupied.has(landing) {
+                        continue;
+                    }
+                    self.jumps += 1;
+                    found = true;
+                    next.push(Arrival {
+                        key: self.key(node, victim),
+                        slot: 0,
+                        squares: B::bit(landing),
+                    });
+                }
+                if !found && node.taken > 0 {
+                    ends |= B::bit(sq);
+                }
+            }
+            return ends;
+        }
+        for sq in at.squares() {
+            let mut found = false;
+            for &d in r.king_captures[self.us].as_slice() {
+                let d = d as usize;
+                let victim = r.next[sq as usize][d];
+                if victim == NO_SQUARE || !self.targets(d, node).is_some_and(|t| t.has(victim)) {
+                    continue;
+                }
+                let landing = r.next[victim as usize][d];
+                if landing == NO_SQUARE || node.occupied.has(landing) {
+                    continue;
+                }
+                self.jumps += 1;
+                found = true;
+                let landing = B::bit(landing);
+                next.push(Arrival {
+                    key: self.key(node, victim),
+                    slot: 0,
+                    squares: landing,
+                });
+            }
+            if !found && node.taken > 0 {
+                ends |= B::bit(sq);
+            }
+        }
+        ends
+    }
+
+    /// The key of the node a jump from `node` over `victim` arrives at.
+    #[inline(always)]
+    fn key(&self, node: &Node<B>, victim: u8) -> (B, bool) {
+        (
+            node.captured | B::bit(victim),
+            self.last_kind && self.enemy_kings.has(victim),
+        )
+    }
+
+    /// The pieces a king of `node` may take along `d`, if any way.
+    #[inline(always)]
+    fn targets(&self, d: usize, node: &Node<B>) -> Option<B> {
+        let r = self.rules;
+        if !r.kings_only[d] {
+            return Some(node.capturable);
+        }
+        if r.targets_first_jump_only && node.taken > 0 {
+            return None;
+        }
+        Some(node.capturable & self.enemy_kings)
+    }
+
+    /// The jump over `victim` along `d` from `node`, landing on `landings`, going on from
+    /// `going_on` of them: into the next layer.
+    #[inline(always)]
+    fn arrive(
+        &self,
+        node: &Node<B>,
         victim: u8,
         d: usize,
-        taken: u32,
-        occupied: B,
-        capturable: B,
-        onward: B,
+        landings: B,
+        going_on: B,
         next: &mut Vec<Arrival<B>>,
     ) {
         let r = self.rules;
-        let bit = B::bit(victim);
-        let occupied = if self.immediate {
-            occupied & !bit
-        } else {
-            occupied
-        };
-        let capturable = capturable & !bit;
-        let first = r.next[victim as usize][d];
-        let landings = if r.king_captures_fly && !r.landing_adjacent {
-            r.slide(victim, d, occupied)
-        } else {
-            B::bit(first)
-        };
-        let going_on = if r.king_captures_fly {
-            let mut going_on = B::ZERO;
-            for landing in landings.squares() {
-                self.jumps += 1;
-                if self.can_jump(landing, d, occupied, capturable) {
-                    going_on |= B::bit(landing);
-                }
-            }
-            going_on
-        } else {
-            self.jumps += 1;
-            landings & onward
-        };
         let victim_is_king = self.enemy_kings.has(victim);
-        let key = (captured | bit, self.last_kind && victim_is_king);
+        let key = self.key(node, victim);
         if !going_on.is_empty() {
             next.push(Arrival {
                 key,
@@ -570,24 +683,34 @@ impl<B: Bits> Walk<'_, B> {
             return;
         }
         // The capture ends with this jump; a halt rule may pin it behind the victim.
-        let jumps = taken + 1;
+        let jumps = node.taken + 1;
         let halt = match r.halt {
             HaltRule::None => false,
             HaltRule::Killer => victim_is_king,
             HaltRule::SequentialKiller => jumps >= 2 && victim_is_king,
             HaltRule::SequentialHalt => jumps >= 2,
-            HaltRule::SequentialHalt2 => jumps >= 2 && victim_is_king && last_king,
+            HaltRule::SequentialHalt2 => jumps >= 2 && victim_is_king && node.last_king,
         };
         next.push(Arrival {
             key,
             slot: ENDS,
             squares: if halt && r.king_captures_fly {
-                B::bit(first)
+                B::bit(r.next[victim as usize][d])
             } else {
                 landings
             },
         });
     }
+}
+
+/// A node being expanded: the pieces it took (and whether the last was a king), how many, and
+/// the board then.
+struct Node<B: Bits> {
+    captured: B,
+    last_king: bool,
+    taken: u32,
+    occupied: B,
+    capturable: B,
 }
 
 #[cfg(test)]

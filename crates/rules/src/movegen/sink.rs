@@ -95,9 +95,11 @@ fn since(mark: (usize, u32), best: u32) -> usize {
     }
 }
 
-/// The order of `order_since`.
-fn order_key<B: Bits>(m: &Move<B>) -> (u128, u8, u8, bool) {
-    (m.captured.to_u128(), m.to, m.from, m.promotes)
+/// The order of `order_since`: one king's moves (the same `from`, never a promotion) by the
+/// pieces they take, then their end.
+#[inline(always)]
+fn order<B: Bits>(a: &Move<B>, b: &Move<B>) -> std::cmp::Ordering {
+    a.captured.cmp(&b.captured).then(a.to.cmp(&b.to))
 }
 
 /// Where each distinct move listed so far is: found by a scan while there are few, by a hash map
@@ -209,7 +211,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
 
     fn order_since(&mut self, mark: (usize, u32)) {
         let start = since(mark, self.best);
-        self.list[start..].sort_unstable_by_key(|m| order_key(m));
+        self.list[start..].sort_unstable_by(order);
         self.listed.clear();
     }
 
@@ -489,7 +491,7 @@ impl<B: Bits> Sink<B> for DetailSink<B> {
 
     fn order_since(&mut self, mark: (usize, u32)) {
         let start = since(mark, self.best);
-        self.list[start..].sort_by_key(|d| order_key(&d.mv));
+        self.list[start..].sort_by(|a, b| order(&a.mv, &b.mv));
         self.listed.clear();
     }
 

@@ -11,7 +11,8 @@
 //
 // The tests read the page only through its data- attributes (documented at the top of
 // crates/server/web/app.js): the board's data-legal, data-busy, data-human-to-move, data-ply,
-// data-outcome, data-choosing and data-route-options, and click squares by data-square.
+// data-version, data-outcome, data-choosing and data-route-options, and click squares by
+// data-square.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -111,6 +112,7 @@ async function board(page) {
       fen: d.fen,
       side: d.sideToMove,
       ply: Number(d.ply),
+      version: Number(d.version),
       redo: Number(d.redo),
       human: d.humanToMove === 'true',
       busy: d.busy === 'true',
@@ -1003,6 +1005,58 @@ e2e('level 1 is beaten in the browser by moves the hint finds', async () => {
   console.log(`# level 1 beaten in ${b.ply} plies, ${((Date.now() - started) / 1000).toFixed(1)} s: ${state.outcome.reason}`);
   await closePage(page);
 }, 120000);
+
+// The event stream is a connection of its own: under load the `state` event of the human's move
+// can reach the page after the answer with the engine's reply. It used to take the board back a
+// ply and set the engine thinking for the human's side (a CI failure: "the hint ... is a legal
+// move"). Here the stream is held back, then given that older state followed by a newer one (a
+// comment added by the API): the board must skip the first and show the second, and the engine
+// must not have moved again.
+e2e('a late state event does not take the board back', async () => {
+  const page = await openPage();
+  const held = [];
+  await page.route('**/api/games/*/events', (route) => { held.push(route); });
+  let b = await newGame(page, { variant: 'international', opponent: 'engine', color: 'white' });
+  const id = b.gameId;
+  // Other games' streams (one resumed on opening) go on as usual.
+  for (const r of held.filter((r) => !r.request().url().includes(`/api/games/${id}/`))) await r.continue();
+  b = await waitTurn(page);
+  const answered = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/api/games/${id}/move`));
+  await playMove(page, b.legal[0]);
+  const older = await (await answered).json();
+  b = await waitTurn(page);
+  assert.equal(b.ply, 2, 'the engine replied');
+  assert.equal(b.version, older.version + 1, 'the reply is the next version');
+  const secrets = await page.evaluate((g) => Object.values(JSON.parse(localStorage.getItem(`damspel.seats.${g}`) || '{}')), id);
+  const r = await fetch(`${BASE}/api/games/${id}/annotate`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Damspel-Seat': secrets.join(',') },
+    body: JSON.stringify({ node: 2, comment: 'seen' }),
+  });
+  const newer = await r.json();
+  assert.equal(r.status, 200, JSON.stringify(newer));
+  // Every ply the board shows from now on.
+  await page.evaluate(() => {
+    const el = document.getElementById('board');
+    window.pliesShown = [];
+    new MutationObserver(() => window.pliesShown.push(Number(el.dataset.ply))).observe(el, { attributes: true, attributeFilter: ['data-ply'] });
+  });
+  const stream = held.filter((r) => r.request().url().includes(`/api/games/${id}/events`)).pop();
+  assert.ok(stream, 'the page opened the game\'s event stream');
+  const event = (st) => `event: state\ndata: ${JSON.stringify(st)}\n\n`;
+  // (retry: the page does not reconnect during the test.)
+  await stream.fulfill({ status: 200, contentType: 'text/event-stream', body: `retry: 600000\n\n${event(older)}${event(newer)}` });
+  await page.waitForFunction((v) => Number(document.getElementById('board').dataset.version) >= v, newer.version);
+  b = await waitTurn(page);
+  assert.equal(b.version, newer.version, 'the newer event is shown');
+  assert.equal(b.ply, 2, 'the board stays at the engine\'s reply');
+  assert.deepEqual(await page.evaluate(() => window.pliesShown.filter((p) => p !== 2)), [], 'the board never went back');
+  const server = await api('GET', `/api/games/${id}`);
+  assert.equal(server.history.length, 2, 'the engine did not move for the human');
+  assert.equal(server.version, newer.version);
+  await page.unroute('**/api/games/*/events');
+  await closePage(page);
+});
 
 // ---- play a friend (issue 12, item 6): two browser contexts over the network path ----
 e2e('play a friend: two browsers, the link gives the other seat, moves and a draw offer seen live by both', async () => {

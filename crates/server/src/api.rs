@@ -191,8 +191,12 @@ impl AppState {
     }
 
     /// Writes a changed game to the store; the caller puts it in memory only if this succeeded.
+    /// Every save is a new version of the game (the copy saved carries it, so a refused save
+    /// leaves the version in memory as it was).
     fn save(&self, session: &mut dyn Session) -> Result<(), ApiError> {
-        session.meta_mut().updated = now();
+        let meta = session.meta_mut();
+        meta.updated = now();
+        meta.version = meta.version.saturating_add(1);
         let (moves, redo) = session.moves_full();
         // The games list shows how the game ended, not the node someone is looking at.
         let outcome = session.main_outcome_json();
@@ -698,6 +702,8 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
         start_fen,
         created: stamp.clone(),
         updated: stamp,
+        // Made 1 by its first save.
+        version: 0,
         tags,
         keys: Default::default(),
         play: Default::default(),

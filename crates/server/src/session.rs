@@ -50,6 +50,10 @@ pub struct Meta {
     pub start_fen: String,
     pub created: String,
     pub updated: String,
+    /// Counts the game's committed changes (its creation is 1): a state with a higher version is
+    /// newer, so a page can tell a state that arrived late from the one it shows. Stored, so a
+    /// restart goes on counting.
+    pub version: u64,
     /// The tags of an imported PDN game (players, event, date, ...), written back on export.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tags: Vec<(String, String)>,
@@ -1411,6 +1415,7 @@ mod tests {
             start_fen: fen.into(),
             created: String::new(),
             updated: String::new(),
+            version: 0,
             tags: Vec::new(),
             keys: SeatKeys::default(),
             play: Default::default(),

@@ -182,6 +182,12 @@ impl Store {
                  ALTER TABLE games ADD COLUMN invite TEXT;",
             )?;
         }
+        // The count of a game's committed changes (its state's `version`) came later: NULL in
+        // older rows, read as 0, so their next change is 1.
+        let has_version = conn.prepare("SELECT version FROM games LIMIT 0").is_ok();
+        if !has_version {
+            conn.execute_batch("ALTER TABLE games ADD COLUMN version INTEGER;")?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -198,11 +204,11 @@ impl Store {
     pub fn save(&self, row: &Row) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite, version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
                  white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14, tree = ?17,
-                 play = ?18, invite = ?19",
+                 play = ?18, invite = ?19, version = ?20",
             params![
                 m.id,
                 m.variant,
@@ -222,7 +228,8 @@ impl Store {
                 m.level,
                 row.tree,
                 play_text(&m.play),
-                m.invite
+                m.invite,
+                m.version
             ],
         )?;
         Ok(())
@@ -236,7 +243,7 @@ impl Store {
         let row = self
             .conn()?
             .query_row(
-                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite
+                "SELECT id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite, version
                  FROM games WHERE id = ?1",
                 params![id],
                 |r| {
@@ -256,6 +263,7 @@ impl Store {
                                 level: r.get::<_, Option<u8>>(15)?.unwrap_or(8),
                                 created: r.get(10)?,
                                 updated: r.get(11)?,
+                                version: r.get::<_, Option<u64>>(19)?.unwrap_or(0),
                                 tags: Vec::new(),
                                 keys: SeatKeys {
                                     white: r.get(12)?,

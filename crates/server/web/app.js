@@ -11,6 +11,7 @@
  *   data-fen             current position (FEN, as the server gave it)
  *   data-side-to-move    "white" | "black"
  *   data-ply             number of plies played (history length)
+ *   data-version         the shown state's version (docs/api.md: it grows with every change)
  *   data-redo            plies available to redo
  *   data-human-to-move   "true" when a person may move now (game on, human's turn, nothing pending)
  *   data-engine-thinking "true" while an engine search (move or hint) runs
@@ -92,6 +93,7 @@ const S = {
   hint: null,
   es: null,
   esGame: null,
+  held: null, // the newest `state` event that came while the page waited for its own answer
   drag: null,
   animateNext: true,
   editor: null,
@@ -186,6 +188,7 @@ async function api(method, path, body, track = true, signal = undefined) {
   } finally {
     if (track) S.pending--;
     syncBoardAttrs();
+    if (track) catchUpSoon();
   }
 }
 
@@ -586,6 +589,7 @@ function syncBoardAttrs() {
   set('fen', S.mode === 'play' && g ? g.fen : '');
   set('side-to-move', g ? g.side_to_move : '');
   set('ply', g ? g.history.length : 0);
+  set('version', g ? versionOf(g) : '');
   set('redo', g ? g.redo : 0);
   set('human-to-move', humanToMove() ? 'true' : 'false');
   set('engine-thinking', engineBusy() ? 'true' : 'false');
@@ -845,7 +849,23 @@ function installPointer() {
 
 /* ---------- game state ---------- */
 
+/** A state's place among its game's changes (docs/api.md, `version`); -1 without one. */
+function versionOf(state) {
+  return typeof state?.version === 'number' ? state.version : -1;
+}
+
+/** Whether `state` is of the game shown and older than the state shown. States come by two
+ * ways, the answers to the page's requests and the event stream (a connection of its own), so
+ * the event of a change can arrive after the answer to a later request: the engine's reply
+ * shown, then the event of the move it replies to. Showing that would take the board back and
+ * set the engine thinking again on a position the server left. */
+function olderThanShown(state) {
+  const g = S.game;
+  return !!g && !!state && state.id === g.id && versionOf(state) < versionOf(g);
+}
+
 function setGame(state, { animate = true } = {}) {
+  if (olderThanShown(state)) return;
   const old = S.game;
   const sameGame = old && old.id === state.id;
   let anim = null;
@@ -963,6 +983,7 @@ async function runEngine() {
     renderEngine();
     renderStatus();
     syncBoardAttrs();
+    catchUpSoon();
   }
 }
 
@@ -1053,6 +1074,7 @@ async function hint() {
     if (S.engine === mine) S.engine = null;
     renderEngine();
     syncBoardAttrs();
+    catchUpSoon();
   }
 }
 
@@ -1061,6 +1083,7 @@ async function hint() {
 function connectEvents(id) {
   if (S.es) S.es.close();
   S.esGame = id;
+  S.held = null;
   if (!window.EventSource) return;
   const es = new EventSource(`/api/games/${encodeURIComponent(id)}/events`);
   S.es = es;
@@ -1081,27 +1104,51 @@ function connectEvents(id) {
   });
   es.addEventListener('state', (e) => {
     if (S.esGame !== id || !S.game || S.game.id !== id) return;
-    if (S.pending > 0 || engineBusy()) return; // our own request's answer will follow
     let st;
     try {
       st = JSON.parse(e.data);
     } catch {
       return;
     }
-    if (st.id !== id) return;
-    // Looking at the past of a shared game: stay there, with the news (a view of the same node).
-    const t = S.game.tree;
-    if (localView() && t && t.current !== t.main_end && st.tree && st.tree.nodes[t.current]) {
-      api('GET', `/api/games/${encodeURIComponent(id)}?node=${t.current}`, undefined, false)
-        .then((v) => { if (S.game && S.game.id === id && S.game.tree.current === t.current) setGame(v, { animate: false }); })
-        .catch(() => {});
+    if (st.id !== id || versionOf(st) <= versionOf(S.game)) return; // late, or shown already
+    if (S.pending > 0 || engineBusy()) {
+      // Our own request's answer will follow; this is shown after it if it is still newer (a
+      // change made elsewhere meanwhile, which the answer may not have).
+      if (versionOf(st) > versionOf(S.held)) S.held = st;
       return;
     }
-    // (friend.js: a resignation, a draw offer or a clock changes no move but must show.)
-    const same = (k) => JSON.stringify(st[k]) === JSON.stringify(S.game[k]);
-    if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && same('tree') && same('outcome') && same('draw_offer') && same('clock') && same('invite_open')) return;
-    setGame(st); // changed elsewhere (another tab)
+    showEvent(st);
   });
+}
+
+/** Shows a newer state of the game shown that came by the event stream (another tab, a friend,
+ * a flag fall). */
+function showEvent(st) {
+  const id = st.id;
+  // Looking at the past of a shared game: stay there, with the news (a view of the same node).
+  const t = S.game.tree;
+  if (localView() && t && t.current !== t.main_end && st.tree && st.tree.nodes[t.current]) {
+    api('GET', `/api/games/${encodeURIComponent(id)}?node=${t.current}`, undefined, false)
+      .then((v) => { if (S.game && S.game.id === id && S.game.tree.current === t.current) setGame(v, { animate: false }); })
+      .catch(() => {});
+    return;
+  }
+  // (friend.js: a resignation, a draw offer or a clock changes no move but must show.)
+  const same = (k) => JSON.stringify(st[k]) === JSON.stringify(S.game[k]);
+  if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && same('tree') && same('outcome') && same('draw_offer') && same('clock') && same('invite_open')) return;
+  setGame(st); // changed elsewhere (another tab)
+}
+
+/** Once the page's own request has been answered (and its answer shown: that runs first, before
+ * a timer's turn), shows the event held meanwhile if it is newer than what is shown. */
+function catchUpSoon() {
+  if (!S.held) return;
+  setTimeout(() => {
+    const st = S.held;
+    if (!st || S.pending > 0 || engineBusy()) return;
+    S.held = null;
+    if (S.game && S.game.id === st.id && S.esGame === st.id && versionOf(st) > versionOf(S.game)) showEvent(st);
+  }, 0);
 }
 
 function toWhite(score, side) {
@@ -2405,6 +2452,8 @@ window.damspel = Object.assign(window.damspel || {}, {
   // friend.js: show a game (a friend's, just created or joined) and read this browser's seats.
   show: async (state) => {
     await showVariant(state.variant);
+    // An answer that arrived after a newer state of the same game (an event) shows that one.
+    if (olderThanShown(state)) state = S.game;
     if (S.mode === 'editor') exitEditor(false);
     // A friend's game is seen from the seat this browser holds.
     S.flipped = seenAsBlack(state);

@@ -54,6 +54,26 @@ pub(crate) const MAX_JUMPS: usize = 128;
 /// States after this many jumps are merged: after one jump a state is reached by one route only.
 const MERGE_FROM_JUMPS: u32 = 2;
 
+/// Jumps a targeted walk under immediate removal may make before the layered walk settles the
+/// ends it left open (see `walk_layered`).
+const TARGETED_BUDGET: u64 = 1 << 15;
+
+#[cfg(not(test))]
+fn targeted_budget() -> u64 {
+    TARGETED_BUDGET
+}
+
+// Tests set a small budget to see the layered walk take over from the targeted one.
+#[cfg(test)]
+thread_local! {
+    static TARGETED_BUDGET_IN_TESTS: std::cell::Cell<u64> = const { std::cell::Cell::new(TARGETED_BUDGET) };
+}
+
+#[cfg(test)]
+fn targeted_budget() -> u64 {
+    TARGETED_BUDGET_IN_TESTS.with(|b| b.get())
+}
+
 /// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
 const PLAIN_WALK_BUDGET: u64 = 1024;
@@ -240,6 +260,8 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
     /// under the majority rule.
     trail: bool,
+    /// The target of the last targeted walk, as it ended (its ends still open).
+    left_target: Option<Target<B>>,
 }
 
 /// How often the reach bound was asked, how often it left a state, and the states it let
@@ -283,6 +305,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             reach_use: ReachUse::default(),
             span: None,
             trail: MERGE && rules.majority && trail::applies(rules, us),
+            left_target: None,
         }
     }
 
@@ -357,7 +380,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             self.explore_man(start, 0, false);
         }
         if MERGE {
-            self.target = None;
+            self.left_target = self.target.take();
         }
     }
 
@@ -387,23 +410,34 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.walk_piece(sq, true, Some(&reach), start);
     }
 
-    /// Walks the captures of the king `piece` by the layered walk where it serves (unless
-    /// they must take all the king can reach under deferred removal, where the jump graph and
-    /// parity make the targeted walk short), else merged. Returns false if stopped.
+    /// Walks the captures of the king `piece` for a list of moves. When they must take all it
+    /// can reach, the targeted walk goes first: it stops once every square they may end on is
+    /// listed, often within a few thousand jumps. Under deferred removal it goes on to the end
+    /// (the jump graph and parity cut it short where the layered walk would walk far more);
+    /// under immediate removal, what it has not settled within `TARGETED_BUDGET` jumps (the
+    /// ends still open) the layered walk settles. Other captures go layered. Returns false if
+    /// stopped.
     fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();
         let targeted = floor > 0 && piece.reach.value == floor;
-        if targeted && !self.rules.removal_changes_captures() {
+        let mut target = None;
+        if targeted {
+            let deferred = !self.rules.removal_changes_captures();
+            let budget = self.budget;
+            if !deferred {
+                self.budget = self.visits.saturating_add(targeted_budget());
+            }
             self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
-            return !self.stopped;
+            let over = self.over_budget();
+            self.budget = budget;
+            if deferred || self.stopped || !over {
+                return !self.stopped;
+            }
+            target = self.left_target.take();
         }
-        let target = targeted.then(|| {
-            let mut target = Target::new(self.rules, &piece.reach, floor, start(pos, piece.sq));
-            target.ends_changed(self.rules, self.us, None);
-            target
-        });
         let aim = target.as_ref().map(|t| Aim {
             needed: t.needed,
+            open_ends: t.open_ends,
             last: t.last,
             before_last: &t.before_last,
         });
@@ -1539,6 +1573,10 @@ mod tests {
             .collect();
         let mut targeted = [0; 2];
         for seed in 0..6000u64 {
+            // Every other position with a targeted walk that hands over to the layered walk
+            // after a few jumps (under immediate removal).
+            let budget = if seed % 2 == 0 { TARGETED_BUDGET } else { 4 };
+            TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
             let rules = &variants[seed as usize % variants.len()];
             let pos = crowded(
                 rules,
@@ -1576,6 +1614,12 @@ mod tests {
                 &mut 0,
             );
             let got: HashSet<Move<u128>> = list.iter().copied().collect();
+            assert_eq!(
+                got.len(),
+                list.len(),
+                "{} {seed}: a move listed twice",
+                rules.variant().id
+            );
             assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
         }
         assert!(

@@ -237,8 +237,10 @@ impl<B: Bits> Table<B> {
 pub(crate) struct Aim<'a, B: Bits> {
     /// The pieces every legal capture takes.
     pub needed: B,
-    /// The pieces such a capture could take last (to end on a square it may end on), and per
-    /// such piece, those it could take just before it.
+    /// The squares where such a capture may end and none listed yet does.
+    pub open_ends: B,
+    /// The pieces such a capture could take last (to end on an open end), and per such piece,
+    /// those it could take just before it.
     pub last: B,
     pub before_last: &'a [B],
 }
@@ -444,6 +446,10 @@ impl<B: Bits> Walk<'_, B> {
                         taken,
                         &mut gather.arrivals,
                     );
+                }
+                if let Some(aim) = &self.aim {
+                    // A targeted walk before this one listed the ends no longer open.
+                    ends &= aim.open_ends;
                 }
                 if ends != B::ZERO {
                     if r.majority {

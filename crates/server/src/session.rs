@@ -767,22 +767,46 @@ fn wrap(text: &str) -> String {
 /// showing it later is bounded too.
 pub const MOVE_LIST_TIME: Duration = Duration::from_secs(5);
 
+/// The most legal moves a game's position may have. A game's state shows every legal move
+/// with its route (some 450 bytes each in JSON): a position built to have half a million
+/// distinct captures (a king among thirty pieces without the majority rule) made a state of
+/// 223 MB that took 15 s to send, at every look at the game. Real positions have a few dozen.
+pub const MAX_LEGAL_MOVES: usize = 5_000;
+
 /// The legal moves of `pos`, or a refusal when they are not listed by `deadline` (the request's
-/// bound, `MOVE_LIST_TIME` from its start).
+/// bound, `MOVE_LIST_TIME` from its start) or are more than `MAX_LEGAL_MOVES`.
 fn listed<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
     deadline: Instant,
 ) -> Result<Vec<MoveDetail<B>>, ApiError> {
+    let too_slow = |_| {
+        ApiError::unprocessable(format!(
+            "listing the legal moves of this position went past the {} s a request may spend \
+             on it (a capture with too many routes to walk); Damspel does not play it",
+            MOVE_LIST_TIME.as_secs()
+        ))
+    };
+    // Counted first by the list without routes, which is far quicker for such positions.
+    let mut moves = Vec::new();
+    rules
+        .legal_moves_until(
+            pos,
+            &mut moves,
+            Duplicates::Merge,
+            Until::deadline(deadline),
+        )
+        .map_err(too_slow)?;
+    if moves.len() > MAX_LEGAL_MOVES {
+        return Err(ApiError::unprocessable(format!(
+            "this position has {} legal moves, more than the {MAX_LEGAL_MOVES} a game shows (a \
+             capture with that many ways is built, not played); `damspel moves` lists them",
+            moves.len()
+        )));
+    }
     rules
         .legal_moves_detailed_until(pos, Duplicates::Merge, Until::deadline(deadline))
-        .map_err(|_| {
-            ApiError::unprocessable(format!(
-                "listing the legal moves of this position went past the {} s a request may spend \
-                 on it (a capture with too many routes to walk); Damspel does not play it",
-                MOVE_LIST_TIME.as_secs()
-            ))
-        })
+        .map_err(too_slow)
 }
 
 /// The end of the time a request may spend listing the moves of the positions it plays.

@@ -91,3 +91,45 @@ async fn overlong_games_and_fields_are_refused_with_a_reason() {
     assert_eq!(again["history"].as_array().unwrap().len(), 4);
     server.stop().await;
 }
+
+/// A Greek V position found by the search for slow captures (crates/conformance/data/
+/// worst-captures.tsv, "search seed 7 (men)", 498,540 distinct captures there, checked against
+/// the counting walk): a state listing them all with their routes was 223 MB and took 15 s to
+/// send, at every look at the game.
+const HALF_A_MILLION: &str = "B:Wc1,e1,g1,a2,b2,c2,Kd2,Ke2,f2,Kh2,Kc3,Ke3,Ka4,Kb4,c4,Kd4,Ke4,\
+                              Kf4,Kg4,Kh4,c5,e5,Kg5,a6,Kb6,Kc6,Kh6,d7,Kg7,Kb8,Ke8:BKg2,Kd5,Kf6,Kg6";
+
+/// Greek II with 881 distinct captures (the same table, checked against the reference
+/// generator): within the cap.
+const EIGHT_HUNDRED: &str = "W:Wc1,Ke1,Kc2,Kd8,Kg8:BKa1,Kf1,Kg1,b2,d2,f2,Kh2,Kb3,d3,Ke3,Kf3,Kg3,\
+                             Kh3,Ka4,c4,Kf4,h4,b5,Kd5,Kf5,Kh5,Ka6,Kc6,Ke6,Kf6,Kg6,Kb7,Kd7,Kf7,Ka8,\
+                             Kc8,Kf8,Kh8";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_with_too_many_legal_moves_is_refused_with_a_reason() {
+    let server = TestServer::start(temp_db("caps-moves"), 1).await;
+    let c = reqwest::Client::new();
+    let games = server.url("/api/games");
+    let (status, e) = post(
+        &c,
+        &games,
+        json!({"variant": "greek-5", "fen": HALF_A_MILLION}),
+    )
+    .await;
+    assert_eq!(status, 422, "{e}");
+    let message = e["error"].as_str().unwrap();
+    assert!(
+        message.contains("498540 legal moves")
+            && message.contains(&damspel_server::MAX_LEGAL_MOVES.to_string()),
+        "{e}"
+    );
+    let (status, state) = post(
+        &c,
+        &games,
+        json!({"variant": "greek-2", "fen": EIGHT_HUNDRED}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["legal"].as_array().unwrap().len(), 881);
+    server.stop().await;
+}

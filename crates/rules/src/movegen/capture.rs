@@ -433,6 +433,11 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             if deferred || self.stopped || !over {
                 return !self.stopped;
             }
+            // States cut off by the budget were not expanded: none may be taken as done by a
+            // walk of this king after the layered one (were it too big).
+            if let Some(memo) = &mut self.memo {
+                memo.clear();
+            }
             target = self.left_target.take();
         }
         let aim = target.as_ref().map(|t| Aim {
@@ -1574,9 +1579,12 @@ mod tests {
         let mut targeted = [0; 2];
         for seed in 0..6000u64 {
             // Every other position with a targeted walk that hands over to the layered walk
-            // after a few jumps (under immediate removal).
+            // after a few jumps (under immediate removal), and one in four with layered walks
+            // too big after a few arrivals, given back to the merged walk.
             let budget = if seed % 2 == 0 { TARGETED_BUDGET } else { 4 };
             TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
+            let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
+            crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
             let rules = &variants[seed as usize % variants.len()];
             let pos = crowded(
                 rules,

@@ -27,9 +27,27 @@ use crate::position::Position;
 use crate::rules::{Rules, NO_SQUARE};
 use crate::spec::HaltRule;
 
-/// The most arrivals one layer may make (24 to 48 bytes each, written twice); a walk that needs more is
-/// given back to the merged walk, whose memory is bounded by forgetting.
+/// The most arrivals one layer may make; a walk that needs more is given back to the merged
+/// walk, whose memory is bounded by forgetting. An arrival takes 24 bytes (48 on boards over 64
+/// squares) and is written twice, and a node takes up to 11 bitboards: some 250 MB at most on
+/// boards of 64 squares.
 const MAX_ARRIVALS: usize = 1 << 21;
+
+#[cfg(not(test))]
+fn max_arrivals() -> usize {
+    MAX_ARRIVALS
+}
+
+// Tests set a small cap to see walks given back to the merged walk.
+#[cfg(test)]
+thread_local! {
+    pub(crate) static MAX_ARRIVALS_IN_TESTS: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_ARRIVALS) };
+}
+
+#[cfg(test)]
+fn max_arrivals() -> usize {
+    MAX_ARRIVALS_IN_TESTS.with(|m| m.get())
+}
 
 /// A walk looks at its stop condition once every this many jumps (a power of two).
 const STOP_CHECK_EVERY: u64 = 1024;
@@ -77,11 +95,13 @@ impl<B: Bits> Layer<B> {
         self.at.clear();
     }
 
-    /// Room for `nodes` more.
+    /// Room for `nodes` more (their squares too, where a node keeps one set).
     fn reserve(&mut self, nodes: usize) {
         self.keys.reserve(nodes);
         self.ends.reserve(nodes);
-        self.at.reserve(nodes * self.slots);
+        if self.slots == 1 {
+            self.at.reserve(nodes);
+        }
     }
 
     /// A new empty node.
@@ -471,7 +491,7 @@ impl<B: Bits> Walk<'_, B> {
                         return Layered::Stopped;
                     }
                 }
-                if gather.arrivals.len() > MAX_ARRIVALS {
+                if gather.arrivals.len() > max_arrivals() {
                     return Layered::TooBig;
                 }
             }

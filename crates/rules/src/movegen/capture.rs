@@ -410,8 +410,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.walk_piece(sq, true, Some(&reach), start);
     }
 
-    /// Walks the captures of the king `piece` for a list of moves. When they must take all it
-    /// can reach, the targeted walk goes first: it stops once every square they may end on is
+    /// Walks the captures of `piece` for a list of moves. When a king's must take all it can
+    /// reach, the targeted walk goes first: it stops once every square they may end on is
     /// listed, often within a few thousand jumps. Under deferred removal it goes on to the end
     /// (the jump graph and parity cut it short where the layered walk would walk far more);
     /// under immediate removal, what it has not settled within `TARGETED_BUDGET` jumps (the
@@ -419,7 +419,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// stopped.
     fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();
-        let targeted = floor > 0 && piece.reach.value == floor;
+        let targeted = piece.king && floor > 0 && piece.reach.value == floor;
         let mut target = None;
         if targeted {
             let deferred = !self.rules.removal_changes_captures();
@@ -446,10 +446,11 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             last: t.last,
             before_last: &t.before_last,
         });
-        let layered = layers::walk_king(
+        let layered = layers::walk_piece(
             self.rules,
             pos,
             piece.sq,
+            piece.king,
             floor,
             aim,
             self.sink,
@@ -463,7 +464,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 false
             }
             Layered::TooBig => {
-                self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
+                self.walk_piece(
+                    piece.sq,
+                    piece.king,
+                    Some(&piece.reach),
+                    start(pos, piece.sq),
+                );
                 !self.stopped
             }
         }
@@ -1498,7 +1504,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         } else {
             None
         };
-        // A king's moves are put in one order, whichever walk lists them.
+        // A piece's moves are put in one order, whichever walk lists them.
         let mark = search.sink.mark();
         match left_out {
             Some(sets) => {
@@ -1506,7 +1512,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
                     search.walk_without(pos, piece.sq, left_out);
                 }
             }
-            None if !FILTER && piece.king && layers::serves::<B, S>() => {
+            None if !FILTER && layers::serves::<B, S>() => {
                 if !search.walk_layered(pos, piece) {
                     break;
                 }
@@ -1518,7 +1524,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
                 start(pos, piece.sq),
             ),
         }
-        if piece.king {
+        if !FILTER {
             search.sink.order_since(mark);
         }
     }

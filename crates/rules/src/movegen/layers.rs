@@ -25,7 +25,7 @@ use crate::movegen::sink::Sink;
 use crate::movegen::until::Until;
 use crate::position::Position;
 use crate::rules::{Rules, NO_SQUARE};
-use crate::spec::HaltRule;
+use crate::spec::{HaltRule, PromotionInCapture};
 
 /// The most arrivals one layer may make; a walk that needs more is given back to the merged
 /// walk, whose memory is bounded by forgetting. An arrival takes 24 bytes (48 on boards over 64
@@ -63,13 +63,24 @@ const ENDS: u8 = u8::MAX;
 /// pieces into parts of about this many, each gathered with a table that stays in the caches.
 const GATHER_PART: usize = 1 << 11;
 
-/// The nodes of one layer. A node is a set of pieces taken (with whether the last was a king,
-/// where halt rule II asks), the squares the king stands on and can jump from having taken
-/// them, and the squares where such a capture ends. Where the 180° rule forbids jumping back,
+/// A node's key: the pieces taken, and `KING` and `LAST_KING` flags.
+type Key<B> = (B, u8);
+
+/// The piece captures as a king (it was one, or a man crowned during the capture goes on as
+/// one).
+const KING: u8 = 1;
+
+/// The last piece taken was a king (kept where halt rule II asks).
+const LAST_KING: u8 = 2;
+
+/// The nodes of one layer. A node is a set of pieces taken (with whether the piece is a king
+/// now, and whether the last piece taken was one where halt rule II asks), the squares the
+/// piece stands on and can jump from having taken them, and the squares where such a capture
+/// ends. Where the 180° rule forbids jumping back,
 /// the squares are kept by the direction of the jump that brought the king there (and the
 /// start apart, which every direction may leave): `slots` sets per node.
 struct Layer<B: Bits> {
-    keys: Vec<(B, bool)>,
+    keys: Vec<Key<B>>,
     ends: Vec<B>,
     at: Vec<B>,
     slots: usize,
@@ -106,7 +117,7 @@ impl<B: Bits> Layer<B> {
 
     /// A new empty node.
     #[inline(always)]
-    fn push(&mut self, key: (B, bool)) -> usize {
+    fn push(&mut self, key: Key<B>) -> usize {
         self.keys.push(key);
         self.ends.push(B::ZERO);
         self.at.extend(std::iter::repeat_n(B::ZERO, self.slots));
@@ -122,7 +133,7 @@ impl<B: Bits> Layer<B> {
 /// from (kept in `slot`), or those where captures end (`slot` is `ENDS`).
 #[derive(Clone, Copy)]
 struct Arrival<B: Bits> {
-    key: (B, bool),
+    key: Key<B>,
     slot: u8,
     squares: B,
 }
@@ -142,7 +153,7 @@ struct Gather<B: Bits> {
 /// A hash of a node's key; `salt` picks one of two independent ones (the parts and the table
 /// must not use the same bits).
 #[inline(always)]
-fn hash<B: Bits>(key: (B, bool), salt: u64) -> u64 {
+fn hash<B: Bits>(key: Key<B>, salt: u64) -> u64 {
     let v = key.0.to_u128();
     ((v as u64) ^ ((v >> 64) as u64).rotate_left(29) ^ u64::from(key.1)).wrapping_mul(salt)
 }
@@ -177,7 +188,7 @@ impl<B: Bits> Gather<B> {
         self.split.resize(
             n,
             Arrival {
-                key: (B::ZERO, false),
+                key: (B::ZERO, 0),
                 slot: 0,
                 squares: B::ZERO,
             },
@@ -207,7 +218,7 @@ struct Table<B: Bits> {
 
 #[derive(Clone, Copy, Default)]
 struct Slot<B: Bits> {
-    key: (B, bool),
+    key: Key<B>,
     part: u32,
     node: u32,
 }
@@ -319,6 +330,8 @@ struct Walk<'a, B: Bits> {
     last_kind: bool,
     /// For a king that makes short leaps over any piece, its neighbours by square.
     short: Option<Short<B>>,
+    /// Whether the capturing piece is a man at the start (a king's moves never promote).
+    man: bool,
     jumps: u64,
 }
 
@@ -403,15 +416,17 @@ impl<B: Bits> Walk<'_, B> {
     }
 }
 
-/// Walks every capture of the king on `from`, layer by layer, and hands each distinct one to
-/// the sink (without a route). Under the majority rule only the most valuable captures of this
-/// king are handed over, and none worth less than `floor`; with an aim, only nodes from which
-/// such a capture can come are expanded. `jumps` counts the landings walked.
+/// Walks every capture of the piece on `from` (a king if `king`), layer by layer, and hands
+/// each distinct one to the sink (without a route). Under the majority rule only the most
+/// valuable captures of this piece are handed over, and none worth less than `floor`; with an
+/// aim, only nodes from which such a capture can come are expanded. `jumps` counts the
+/// landings walked.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn walk_king<'a, B: Bits, S: Sink<B>>(
+pub(crate) fn walk_piece<'a, B: Bits, S: Sink<B>>(
     rules: &'a Rules<B>,
     pos: &Position<B>,
     from: u8,
+    king: bool,
     floor: u32,
     aim: Option<Aim<'a, B>>,
     sink: &mut S,
@@ -433,6 +448,7 @@ pub(crate) fn walk_king<'a, B: Bits, S: Sink<B>>(
         short: (!rules.king_captures_fly)
             .then(|| Short::new(rules, us))
             .flatten(),
+        man: !king,
         jumps: 0,
     };
     let outcome = walk.run(from, floor, sink, stop);
@@ -447,25 +463,21 @@ impl<B: Bits> Walk<'_, B> {
         let mut layer = Layer::new(slots);
         let mut next = Layer::new(slots);
         let mut gather = Gather::default();
-        let start = layer.push((B::ZERO, false));
+        let start = layer.push((B::ZERO, if self.man { 0 } else { KING }));
         layer.at[start * slots + self.slot(NO_DIRECTION)] = B::bit(from);
-        // Under the majority rule, the most valuable ends found so far: (pieces, squares).
+        // Under the majority rule, the most valuable ends found so far: (pieces and flags,
+        // squares).
         let mut best = floor;
-        let mut kept: Vec<(B, B)> = Vec::new();
+        let mut kept: Vec<(Key<B>, B)> = Vec::new();
         let mut taken = 0u32;
         let mut next_check = STOP_CHECK_EVERY;
         while layer.len() > 0 {
             for i in 0..layer.len() {
-                let (captured, last_king) = layer.keys[i];
+                let key = layer.keys[i];
+                let captured = key.0;
                 let mut ends = layer.ends[i];
                 if self.aim.as_ref().is_none_or(|aim| aim.may_come(captured)) {
-                    ends |= self.expand(
-                        captured,
-                        last_king,
-                        layer.squares(i),
-                        taken,
-                        &mut gather.arrivals,
-                    );
+                    ends |= self.expand(key, layer.squares(i), taken, &mut gather.arrivals);
                 }
                 if let Some(aim) = &self.aim {
                     // A targeted walk before this one listed the ends no longer open.
@@ -479,10 +491,10 @@ impl<B: Bits> Walk<'_, B> {
                             kept.clear();
                         }
                         if value == best {
-                            kept.push((captured, ends));
+                            kept.push((key, ends));
                         }
                     } else {
-                        self.hand_over(sink, from, captured, ends, 0);
+                        self.hand_over(sink, from, key, ends, 0);
                     }
                 }
                 if self.jumps >= next_check {
@@ -499,36 +511,33 @@ impl<B: Bits> Walk<'_, B> {
             std::mem::swap(&mut layer, &mut next);
             taken += 1;
         }
-        for (captured, ends) in kept {
-            self.hand_over(sink, from, captured, ends, best);
+        for (key, ends) in kept {
+            self.hand_over(sink, from, key, ends, best);
         }
         Layered::Done
     }
 
-    /// Hands the captures of `from` that take `captured` and end on `ends` to the sink. Each
-    /// is new unless nodes are told apart by their last victim's kind (halt rule II).
-    fn hand_over<S: Sink<B>>(&self, sink: &mut S, from: u8, captured: B, ends: B, value: u32) {
+    /// Hands the captures of `from` of the node `key` that end on `ends` to the sink. A man's
+    /// capture promotes if it ends a king (crowned on the way) or on a promotion square. Each is
+    /// new unless nodes are told apart by their last victim's kind (halt rule II).
+    fn hand_over<S: Sink<B>>(&self, sink: &mut S, from: u8, key: Key<B>, ends: B, value: u32) {
+        let promotion = self.rules.promotion[self.us];
         for to in ends.squares() {
+            let promotes = self.man && (key.1 & KING != 0 || promotion.has(to));
             if self.last_kind {
-                sink.capture(from, to, captured, value, false, &[], &[], 1);
+                sink.capture(from, to, key.0, value, promotes, &[], &[], 1);
             } else {
-                sink.new_capture(from, to, captured, value);
+                sink.new_capture(from, to, key.0, value, promotes);
             }
         }
     }
 
-    /// Every jump from the squares of a node (which took `captured`, `taken` pieces), into the
+    /// Every jump from the squares of the node `key` (which took `taken` pieces), into the
     /// nodes of the next layer; returns the squares where captures end found on the way (short
     /// leaps).
     #[inline(always)]
-    fn expand(
-        &mut self,
-        captured: B,
-        last_king: bool,
-        at: &[B],
-        taken: u32,
-        next: &mut Vec<Arrival<B>>,
-    ) -> B {
+    fn expand(&mut self, key: Key<B>, at: &[B], taken: u32, next: &mut Vec<Arrival<B>>) -> B {
+        let (captured, flags) = key;
         let occupied = if self.immediate {
             self.occupied & !captured
         } else {
@@ -537,17 +546,95 @@ impl<B: Bits> Walk<'_, B> {
         let capturable = self.capturable & !captured;
         let node = Node {
             captured,
-            last_king,
+            flags,
             taken,
             occupied,
             capturable,
         };
-        if self.rules.king_captures_fly {
+        if flags & KING == 0 {
+            let squares = at.iter().fold(B::ZERO, |acc, &s| acc | s);
+            self.expand_man(&node, squares, next)
+        } else if self.rules.king_captures_fly {
             self.expand_flying(&node, at, next);
             B::ZERO
         } else {
-            self.expand_short(&node, at[0], next)
+            self.expand_short(&node, at.iter().fold(B::ZERO, |acc, &s| acc | s), next)
         }
+    }
+
+    /// The jumps of a man, square by square (a short leap along its capture directions). On a
+    /// promotion square the capture ends, or goes on as a king, or as a man, as the variant
+    /// says; elsewhere a square is the end of a capture exactly when it has no jump, which its
+    /// own expansion finds. Returns those squares.
+    fn expand_man(&mut self, node: &Node<B>, at: B, next: &mut Vec<Arrival<B>>) -> B {
+        let r = self.rules;
+        let dirs = if node.taken == 0 {
+            r.man_capture_first[self.us]
+        } else {
+            r.man_capture_later[self.us]
+        };
+        let mut ends = B::ZERO;
+        for sq in at.squares() {
+            let mut found = false;
+            for &d in dirs.as_slice() {
+                let d = d as usize;
+                let victim = r.next[sq as usize][d];
+                if victim == NO_SQUARE || !node.capturable.has(victim) {
+                    continue;
+                }
+                let landing = r.next[victim as usize][d];
+                if landing == NO_SQUARE || node.occupied.has(landing) {
+                    continue;
+                }
+                self.jumps += 1;
+                found = true;
+                let key = self.key(node, victim);
+                let square = B::bit(landing);
+                if !r.promotion[self.us].has(landing) {
+                    next.push(Arrival {
+                        key,
+                        slot: self.slot(NO_DIRECTION) as u8,
+                        squares: square,
+                    });
+                    continue;
+                }
+                match r.promotion_mode {
+                    PromotionInCapture::Stop => next.push(Arrival {
+                        key,
+                        slot: ENDS,
+                        squares: square,
+                    }),
+                    PromotionInCapture::ContinueAsMan => next.push(Arrival {
+                        key,
+                        slot: self.slot(NO_DIRECTION) as u8,
+                        squares: square,
+                    }),
+                    PromotionInCapture::PromoteAndContinue => {
+                        let key = (key.0, key.1 | KING);
+                        // A short king's square ends the capture when it has no jump, which
+                        // its expansion finds; a flying king's ends are decided per jump.
+                        let going_on = !r.king_captures_fly || {
+                            let bit = B::bit(victim);
+                            let occupied = if self.immediate {
+                                node.occupied & !bit
+                            } else {
+                                node.occupied
+                            };
+                            self.can_jump(landing, d, occupied, node.capturable & !bit)
+                        };
+                        next.push(Arrival {
+                            key,
+                            slot: if going_on { self.slot(d) as u8 } else { ENDS },
+                            squares: square,
+                        });
+                    }
+                }
+            }
+            if !found && node.taken > 0 {
+                ends |= B::bit(sq);
+            }
+        }
+        ends
     }
 
     /// The jumps of a flying king, found along each direction for all the node's squares at
@@ -663,12 +750,14 @@ impl<B: Bits> Walk<'_, B> {
         ends
     }
 
-    /// The key of the node a jump from `node` over `victim` arrives at.
+    /// The key of the node a jump from `node` over `victim` arrives at (the piece still a man
+    /// or a king: the caller crowns it).
     #[inline(always)]
-    fn key(&self, node: &Node<B>, victim: u8) -> (B, bool) {
+    fn key(&self, node: &Node<B>, victim: u8) -> Key<B> {
+        let last_king = self.last_kind && self.enemy_kings.has(victim);
         (
             node.captured | B::bit(victim),
-            self.last_kind && self.enemy_kings.has(victim),
+            (node.flags & KING) | if last_king { LAST_KING } else { 0 },
         )
     }
 
@@ -715,7 +804,9 @@ impl<B: Bits> Walk<'_, B> {
             HaltRule::Killer => victim_is_king,
             HaltRule::SequentialKiller => jumps >= 2 && victim_is_king,
             HaltRule::SequentialHalt => jumps >= 2,
-            HaltRule::SequentialHalt2 => jumps >= 2 && victim_is_king && node.last_king,
+            HaltRule::SequentialHalt2 => {
+                jumps >= 2 && victim_is_king && node.flags & LAST_KING != 0
+            }
         };
         next.push(Arrival {
             key,
@@ -729,11 +820,10 @@ impl<B: Bits> Walk<'_, B> {
     }
 }
 
-/// A node being expanded: the pieces it took (and whether the last was a king), how many, and
-/// the board then.
+/// A node being expanded: the pieces it took (and its flags), how many, and the board then.
 struct Node<B: Bits> {
     captured: B,
-    last_king: bool,
+    flags: u8,
     taken: u32,
     occupied: B,
     capturable: B,
@@ -752,7 +842,7 @@ mod tests {
     /// Every capture handed over, with its value: none is dropped or merged.
     #[derive(Default)]
     struct Every {
-        got: Vec<(u8, u8, u128, u32)>,
+        got: Vec<(u8, u8, u128, u32, bool)>,
     }
 
     impl Sink<u128> for Every {
@@ -764,12 +854,12 @@ mod tests {
             to: u8,
             captured: u128,
             value: u32,
-            _: bool,
+            promotes: bool,
             _: &[u8],
             _: &[u8],
             _: u64,
         ) {
-            self.got.push((from, to, captured, value));
+            self.got.push((from, to, captured, value, promotes));
         }
 
         fn quiet(&mut self, _: u8, _: u8, _: bool) {}
@@ -783,11 +873,26 @@ mod tests {
         }
     }
 
-    /// Each king's captures by the layered walk against the walk that enumerates every
-    /// sequence, in crowded positions of every variant: the same moves (the most valuable
-    /// under the majority rule), each once. It fails if a node's squares are not kept by the
-    /// direction of the last jump where the 180° rule applies, if the completion rule is kept
-    /// per node rather than per jump, or if a halt rule's landing is not pinned.
+    /// `pos`, and the same with the side to move's kings made men (unless one stands where it
+    /// would be crowned).
+    fn with_men(rules: &Rules<u128>, pos: Position<u128>) -> Vec<Position<u128>> {
+        let own = pos.pieces[0] & pos.kings;
+        let mut men = pos;
+        men.kings &= !own;
+        if (own & rules.promotion[0]).is_empty() {
+            vec![pos, men]
+        } else {
+            vec![pos]
+        }
+    }
+
+    /// Each piece's captures by the layered walk against the walk that enumerates every
+    /// sequence, in crowded positions of every variant, kings and men: the same moves (the
+    /// most valuable under the majority rule), each once, promoting as they should. It fails if
+    /// a node's squares are not kept by the direction of the last jump where the 180° rule
+    /// applies, if the completion rule is kept per node rather than per jump, if a halt rule's
+    /// landing is not pinned, or if a man crowned during a capture does not go on as the
+    /// variant says.
     #[test]
     fn layered_walks_list_what_the_enumerating_walk_lists() {
         let catalogue = Catalogue::builtin();
@@ -796,64 +901,73 @@ mod tests {
             .into_iter()
             .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
             .collect();
-        let (mut checked, mut big) = (0, 0);
+        let (mut kings, mut men, mut big, mut crowned) = (0, 0, 0, 0);
         for seed in 0..3000u64 {
             let rules = &variants[seed as usize % variants.len()];
-            let pos = crowded(
+            let crowded = crowded(
                 rules,
                 seed.wrapping_mul(0x2545_F491_4F6C_DD1D),
                 6 + seed as usize % 18,
             );
-            let capturing = capturing(rules, &pos);
-            if capturing.is_empty() {
-                continue;
-            }
-            let mut every = Every::default();
-            let walk = CaptureWalk {
-                merge: false,
-                stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
-                ..CaptureWalk::default()
-            };
-            if !generate_captures(rules, &pos, &mut every, walk, capturing).complete {
-                continue;
-            }
-            for king in (pos.pieces[0] & pos.kings).squares() {
-                let mine: Vec<_> = every.got.iter().filter(|c| c.0 == king).collect();
-                let best = mine.iter().map(|c| c.3).max().unwrap_or(0);
-                let expected: HashSet<(u8, u128)> = mine
-                    .iter()
-                    .filter(|c| c.3 == best)
-                    .map(|c| (c.1, c.2))
-                    .collect();
-                let mut got = Every::default();
-                let mut jumps = 0;
-                let done = walk_king(
-                    rules,
-                    &pos,
-                    king,
-                    0,
-                    None,
-                    &mut got,
-                    Until::NEVER,
-                    &mut jumps,
-                );
-                assert_eq!(done, Layered::Done);
-                let id = &rules.variant().id;
-                let set: HashSet<(u8, u128)> = got.got.iter().map(|c| (c.1, c.2)).collect();
-                // Under halt rule II one set can be two nodes (the last victim a king or not),
-                // and the sink merges their moves.
-                if rules.halt != HaltRule::SequentialHalt2 {
-                    assert_eq!(set.len(), got.got.len(), "{id} {seed}: a move listed twice");
+            for pos in with_men(rules, crowded) {
+                let capturing = capturing(rules, &pos);
+                if capturing.is_empty() {
+                    continue;
                 }
-                assert!(got.got.iter().all(|c| c.0 == king && c.3 == best));
-                assert_eq!(set, expected, "{id} {seed}: the king on {king}");
-                checked += 1;
-                big += usize::from(expected.len() >= 20);
+                let mut every = Every::default();
+                let walk = CaptureWalk {
+                    merge: false,
+                    stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
+                    ..CaptureWalk::default()
+                };
+                if !generate_captures(rules, &pos, &mut every, walk, capturing).complete {
+                    continue;
+                }
+                for from in pos.pieces[0].squares() {
+                    let mine: Vec<_> = every.got.iter().filter(|c| c.0 == from).collect();
+                    let best = mine.iter().map(|c| c.3).max().unwrap_or(0);
+                    let expected: HashSet<(u8, u128, bool)> = mine
+                        .iter()
+                        .filter(|c| c.3 == best)
+                        .map(|c| (c.1, c.2, c.4))
+                        .collect();
+                    let mut got = Every::default();
+                    let king = pos.kings.has(from);
+                    let done = walk_piece(
+                        rules,
+                        &pos,
+                        from,
+                        king,
+                        0,
+                        None,
+                        &mut got,
+                        Until::NEVER,
+                        &mut 0,
+                    );
+                    assert_eq!(done, Layered::Done);
+                    let id = &rules.variant().id;
+                    let set: HashSet<(u8, u128, bool)> =
+                        got.got.iter().map(|c| (c.1, c.2, c.4)).collect();
+                    // Under halt rule II one set can be two nodes (the last victim a king or
+                    // not), and the sink merges their moves.
+                    if rules.halt != HaltRule::SequentialHalt2 {
+                        assert_eq!(set.len(), got.got.len(), "{id} {seed}: a move listed twice");
+                    }
+                    assert!(got.got.iter().all(|c| c.0 == from && c.3 == best));
+                    assert_eq!(set, expected, "{id} {seed}: the piece on {from}");
+                    if king {
+                        kings += 1;
+                    } else {
+                        men += 1;
+                        crowned += usize::from(expected.iter().any(|m| m.2));
+                    }
+                    big += usize::from(expected.len() >= 20);
+                }
             }
         }
         assert!(
-            checked >= 2000 && big >= 100,
-            "{checked} kings, {big} with 20 moves or more"
+            kings >= 2000 && men >= 1500 && big >= 100 && crowned >= 100,
+            "{kings} kings, {men} men ({crowned} promoting), {big} with 20 moves or more"
         );
     }
 }

@@ -41,11 +41,11 @@ pub(crate) trait Sink<B: Bits> {
         sequences: u64,
     );
 
-    /// A king's capture that no capture handed over before can equal (the layered walk lists
-    /// each move once, with no route): a sink that merges moves need not look for it.
+    /// A capture that no capture handed over before can equal (the layered walk lists each
+    /// move once, with no route): a sink that merges moves need not look for it.
     #[inline(always)]
-    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
-        self.capture(from, to, captured, value, false, &[], &[], 1);
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32, promotes: bool) {
+        self.capture(from, to, captured, value, promotes, &[], &[], 1);
     }
 
     fn quiet(&mut self, from: u8, to: u8, promotes: bool);
@@ -63,7 +63,7 @@ pub(crate) trait Sink<B: Bits> {
     }
 
     /// Puts the captures received since `mark` (all of them if a more valuable capture came
-    /// since) in the order of their pieces taken, then their end: the walks of one king's big
+    /// since) in the order of their pieces taken, then their end: the walks of one piece's big
     /// captures (layered for lists of moves, merged for lists with routes or counts) find them
     /// in different orders, and every list of the legal moves must have the same order.
     #[inline(always)]
@@ -95,8 +95,8 @@ fn since(mark: (usize, u32), best: u32) -> usize {
     }
 }
 
-/// The order of `order_since`: one king's moves (the same `from`, never a promotion) by the
-/// pieces they take, then their end.
+/// The order of `order_since`: one piece's moves (the same `from`) by the pieces they take,
+/// then their end (which decides whether a man's capture promotes).
 #[inline(always)]
 fn order<B: Bits>(a: &Move<B>, b: &Move<B>) -> std::cmp::Ordering {
     a.captured.cmp(&b.captured).then(a.to.cmp(&b.to))
@@ -256,7 +256,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
     }
 
     #[inline(always)]
-    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32, promotes: bool) {
         if value > self.best {
             self.best = value;
             self.list.clear();
@@ -268,7 +268,7 @@ impl<B: Bits> Sink<B> for ListSink<'_, B> {
                 from,
                 to,
                 captured,
-                promotes: false,
+                promotes,
             });
         }
     }
@@ -380,7 +380,7 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
     }
 
     #[inline(always)]
-    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32) {
+    fn new_capture(&mut self, from: u8, to: u8, captured: B, value: u32, promotes: bool) {
         if value > self.best {
             self.reset();
             self.best = value;
@@ -390,7 +390,7 @@ impl<B: Bits> Sink<B> for DistinctCountSink<B> {
                 from,
                 to,
                 captured,
-                promotes: false,
+                promotes,
             });
         }
     }

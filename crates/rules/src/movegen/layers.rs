@@ -330,8 +330,6 @@ struct Walk<'a, B: Bits> {
     last_kind: bool,
     /// For a king that makes short leaps over any piece, its neighbours by square.
     short: Option<Short<B>>,
-    /// Whether the capturing piece is a man at the start (a king's moves never promote).
-    man: bool,
     jumps: u64,
 }
 
@@ -448,22 +446,32 @@ pub(crate) fn walk_piece<'a, B: Bits, S: Sink<B>>(
         short: (!rules.king_captures_fly)
             .then(|| Short::new(rules, us))
             .flatten(),
-        man: !king,
         jumps: 0,
     };
-    let outcome = walk.run(from, floor, sink, stop);
+    // Monomorphised by the kind of piece: a king's walk has no man's case to test.
+    let outcome = if king {
+        walk.run::<S, false>(from, floor, sink, stop)
+    } else {
+        walk.run::<S, true>(from, floor, sink, stop)
+    };
     *jumps += walk.jumps;
     outcome
 }
 
 impl<B: Bits> Walk<'_, B> {
-    fn run<S: Sink<B>>(&mut self, from: u8, floor: u32, sink: &mut S, stop: Until<'_>) -> Layered {
+    fn run<S: Sink<B>, const MAN: bool>(
+        &mut self,
+        from: u8,
+        floor: u32,
+        sink: &mut S,
+        stop: Until<'_>,
+    ) -> Layered {
         let r = self.rules;
         let slots = if self.split { NO_DIRECTION + 1 } else { 1 };
         let mut layer = Layer::new(slots);
         let mut next = Layer::new(slots);
         let mut gather = Gather::default();
-        let start = layer.push((B::ZERO, if self.man { 0 } else { KING }));
+        let start = layer.push((B::ZERO, if MAN { 0 } else { KING }));
         layer.at[start * slots + self.slot(NO_DIRECTION)] = B::bit(from);
         // Under the majority rule, the most valuable ends found so far: (pieces and flags,
         // squares).
@@ -477,7 +485,7 @@ impl<B: Bits> Walk<'_, B> {
                 let captured = key.0;
                 let mut ends = layer.ends[i];
                 if self.aim.as_ref().is_none_or(|aim| aim.may_come(captured)) {
-                    ends |= self.expand(key, layer.squares(i), taken, &mut gather.arrivals);
+                    ends |= self.expand::<MAN>(key, layer.squares(i), taken, &mut gather.arrivals);
                 }
                 if let Some(aim) = &self.aim {
                     // A targeted walk before this one listed the ends no longer open.
@@ -494,7 +502,7 @@ impl<B: Bits> Walk<'_, B> {
                             kept.push((key, ends));
                         }
                     } else {
-                        self.hand_over(sink, from, key, ends, 0);
+                        self.hand_over::<S, MAN>(sink, from, key, ends, 0);
                     }
                 }
                 if self.jumps >= next_check {
@@ -512,7 +520,7 @@ impl<B: Bits> Walk<'_, B> {
             taken += 1;
         }
         for (key, ends) in kept {
-            self.hand_over(sink, from, key, ends, best);
+            self.hand_over::<S, MAN>(sink, from, key, ends, best);
         }
         Layered::Done
     }
@@ -520,10 +528,17 @@ impl<B: Bits> Walk<'_, B> {
     /// Hands the captures of `from` of the node `key` that end on `ends` to the sink. A man's
     /// capture promotes if it ends a king (crowned on the way) or on a promotion square. Each is
     /// new unless nodes are told apart by their last victim's kind (halt rule II).
-    fn hand_over<S: Sink<B>>(&self, sink: &mut S, from: u8, key: Key<B>, ends: B, value: u32) {
+    fn hand_over<S: Sink<B>, const MAN: bool>(
+        &self,
+        sink: &mut S,
+        from: u8,
+        key: Key<B>,
+        ends: B,
+        value: u32,
+    ) {
         let promotion = self.rules.promotion[self.us];
         for to in ends.squares() {
-            let promotes = self.man && (key.1 & KING != 0 || promotion.has(to));
+            let promotes = MAN && (key.1 & KING != 0 || promotion.has(to));
             if self.last_kind {
                 sink.capture(from, to, key.0, value, promotes, &[], &[], 1);
             } else {
@@ -536,7 +551,13 @@ impl<B: Bits> Walk<'_, B> {
     /// nodes of the next layer; returns the squares where captures end found on the way (short
     /// leaps).
     #[inline(always)]
-    fn expand(&mut self, key: Key<B>, at: &[B], taken: u32, next: &mut Vec<Arrival<B>>) -> B {
+    fn expand<const MAN: bool>(
+        &mut self,
+        key: Key<B>,
+        at: &[B],
+        taken: u32,
+        next: &mut Vec<Arrival<B>>,
+    ) -> B {
         let (captured, flags) = key;
         let occupied = if self.immediate {
             self.occupied & !captured
@@ -551,7 +572,7 @@ impl<B: Bits> Walk<'_, B> {
             occupied,
             capturable,
         };
-        if flags & KING == 0 {
+        if MAN && flags & KING == 0 {
             let squares = at.iter().fold(B::ZERO, |acc, &s| acc | s);
             self.expand_man(&node, squares, next)
         } else if self.rules.king_captures_fly {
@@ -566,6 +587,7 @@ impl<B: Bits> Walk<'_, B> {
     /// promotion square the capture ends, or goes on as a king, or as a man, as the variant
     /// says; elsewhere a square is the end of a capture exactly when it has no jump, which its
     /// own expansion finds. Returns those squares.
+    #[inline(never)]
     fn expand_man(&mut self, node: &Node<B>, at: B, next: &mut Vec<Arrival<B>>) -> B {
         let r = self.rules;
         let dirs = if node.taken == 0 {

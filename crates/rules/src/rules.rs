@@ -244,6 +244,19 @@ impl<B: Bits> Rules<B> {
         }
     }
 
+    /// The square of the piece a king's capture from `sq` along `d` would take, if any: the
+    /// first blocker in `occ` for a flying king, the neighbour for a short one (which may be
+    /// empty: the caller tests it against the pieces it may take).
+    #[inline(always)]
+    pub(crate) fn king_victim(&self, sq: u8, d: usize, occ: B) -> Option<u8> {
+        let victim = if self.king_captures_fly {
+            self.first_blocker(sq, d, occ)?
+        } else {
+            self.next[sq as usize][d]
+        };
+        (victim != NO_SQUARE).then_some(victim)
+    }
+
     /// Squares a sliding piece on `sq` reaches along `d` before the first blocker in `occ`.
     #[inline(always)]
     pub(crate) fn slide(&self, sq: u8, d: usize, occ: B) -> B {

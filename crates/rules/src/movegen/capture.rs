@@ -880,15 +880,10 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 }
                 targets &= self.enemy_kings;
             }
-            let victim = if flying {
-                match r.first_blocker(j.sq, di, j.occupied) {
-                    Some(s) => s,
-                    None => continue,
-                }
-            } else {
-                r.next[j.sq as usize][di]
+            let Some(victim) = r.king_victim(j.sq, di, j.occupied) else {
+                continue;
             };
-            if victim == NO_SQUARE || !targets.has(victim) {
+            if !targets.has(victim) {
                 continue;
             }
             let after = self.after_jump(&j, victim, d);
@@ -1060,17 +1055,9 @@ fn king_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>, sq: u8) -> boo
     let enemy_kings = enemy & pos.kings;
     for &d in rules.king_captures[us].as_slice() {
         let di = d as usize;
-        let victim = if rules.king_captures_fly {
-            match rules.first_blocker(sq, di, occupied) {
-                Some(s) => s,
-                None => continue,
-            }
-        } else {
-            rules.next[sq as usize][di]
-        };
-        if victim == NO_SQUARE {
+        let Some(victim) = rules.king_victim(sq, di, occupied) else {
             continue;
-        }
+        };
         let targets = if rules.kings_only[di] {
             enemy_kings
         } else {

@@ -1,4 +1,4 @@
-//! The layered walk: the captures of one king, breadth-first by the set of pieces taken.
+//! The layered walk: the captures of one piece, breadth-first by the set of pieces taken.
 //!
 //! The merged walk (`capture`) expands each state, a square and the pieces taken, once. A
 //! flying king lands on several squares behind each piece, and on a crowded board it comes to
@@ -16,8 +16,9 @@
 //! jumping back, and the squares where a capture ends. The completion rule is kept per jump:
 //! when some square behind the piece it takes lets the king go on, it must land on one of
 //! those; otherwise every such square ends a capture (or only the first one, under a halt
-//! rule). The walk lists moves, not routes: sinks that want a route or a count of sequences
-//! use the merged walk.
+//! rule). A man's node also says whether it was crowned on the way (where the variant goes
+//! on as a king). The walk lists moves, not routes: sinks that want a route or a count of
+//! sequences use the merged walk.
 
 use crate::bitboard::Bits;
 use crate::movegen::reach::{run, step, value_of};
@@ -76,9 +77,9 @@ const LAST_KING: u8 = 2;
 /// The nodes of one layer. A node is a set of pieces taken (with whether the piece is a king
 /// now, and whether the last piece taken was one where halt rule II asks), the squares the
 /// piece stands on and can jump from having taken them, and the squares where such a capture
-/// ends. Where the 180° rule forbids jumping back,
-/// the squares are kept by the direction of the jump that brought the king there (and the
-/// start apart, which every direction may leave): `slots` sets per node.
+/// ends. Where the 180° rule forbids jumping back, the squares are kept by the direction of
+/// the jump that brought the king there (and the start apart, which every direction may
+/// leave): `slots` sets per node.
 struct Layer<B: Bits> {
     keys: Vec<Key<B>>,
     ends: Vec<B>,
@@ -311,14 +312,14 @@ pub(crate) fn serves<B: Bits, S: Sink<B>>() -> bool {
     !S::COUNTS && !S::ROUTES
 }
 
-/// The walk of one king's captures.
+/// The walk of one piece's captures.
 struct Walk<'a, B: Bits> {
     rules: &'a Rules<B>,
     aim: Option<Aim<'a, B>>,
     us: usize,
     /// The enemy's kings at the start.
     enemy_kings: B,
-    /// What blocks at the start (the king's own square is free).
+    /// What blocks at the start (the piece's own square is free).
     occupied: B,
     /// The pieces it may take.
     capturable: B,
@@ -394,15 +395,10 @@ impl<B: Bits> Walk<'_, B> {
                 }
                 targets &= self.enemy_kings;
             }
-            let victim = if r.king_captures_fly {
-                match r.first_blocker(sq, d, occupied) {
-                    Some(v) => v,
-                    None => continue,
-                }
-            } else {
-                r.next[sq as usize][d]
+            let Some(victim) = r.king_victim(sq, d, occupied) else {
+                continue;
             };
-            if victim == NO_SQUARE || !targets.has(victim) {
+            if !targets.has(victim) {
                 continue;
             }
             let behind = r.next[victim as usize][d];
@@ -600,14 +596,11 @@ impl<B: Bits> Walk<'_, B> {
             let mut found = false;
             for &d in dirs.as_slice() {
                 let d = d as usize;
-                let victim = r.next[sq as usize][d];
-                if victim == NO_SQUARE || !node.capturable.has(victim) {
+                let Some((victim, landing)) =
+                    self.short_leap(sq, d, node.capturable, node.occupied)
+                else {
                     continue;
-                }
-                let landing = r.next[victim as usize][d];
-                if landing == NO_SQUARE || node.occupied.has(landing) {
-                    continue;
-                }
+                };
                 self.jumps += 1;
                 found = true;
                 let key = self.key(node, victim);
@@ -748,21 +741,18 @@ impl<B: Bits> Walk<'_, B> {
             let mut found = false;
             for &d in r.king_captures[self.us].as_slice() {
                 let d = d as usize;
-                let victim = r.next[sq as usize][d];
-                if victim == NO_SQUARE || !self.targets(d, node).is_some_and(|t| t.has(victim)) {
+                let Some(targets) = self.targets(d, node) else {
                     continue;
-                }
-                let landing = r.next[victim as usize][d];
-                if landing == NO_SQUARE || node.occupied.has(landing) {
+                };
+                let Some((victim, landing)) = self.short_leap(sq, d, targets, node.occupied) else {
                     continue;
-                }
+                };
                 self.jumps += 1;
                 found = true;
-                let landing = B::bit(landing);
                 next.push(Arrival {
                     key: self.key(node, victim),
                     slot: 0,
-                    squares: landing,
+                    squares: B::bit(landing),
                 });
             }
             if !found && node.taken > 0 {
@@ -770,6 +760,19 @@ impl<B: Bits> Walk<'_, B> {
             }
         }
         ends
+    }
+
+    /// A short leap from `sq` along `d` over a piece of `targets` onto a square free in
+    /// `occupied`: (the piece, the landing).
+    #[inline(always)]
+    fn short_leap(&self, sq: u8, d: usize, targets: B, occupied: B) -> Option<(u8, u8)> {
+        let r = self.rules;
+        let victim = r.next[sq as usize][d];
+        if victim == NO_SQUARE || !targets.has(victim) {
+            return None;
+        }
+        let landing = r.next[victim as usize][d];
+        (landing != NO_SQUARE && !occupied.has(landing)).then_some((victim, landing))
     }
 
     /// The key of the node a jump from `node` over `victim` arrives at (the piece still a man

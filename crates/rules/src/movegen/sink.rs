@@ -15,11 +15,11 @@ pub(crate) trait Sink<B: Bits> {
     /// not count only ever sees each move's first route.
     const COUNTS: bool;
 
-    /// What a merged walk must remember of each state for this sink.
     /// Whether the sink keeps a route of each capture (`path` and `order`): the layered walk,
     /// which finds moves without one, cannot serve it.
     const ROUTES: bool = false;
 
+    /// What a merged walk must remember of each state for this sink.
     const REMEMBERS: Counts = if Self::COUNTS {
         Counts::PerMove
     } else {

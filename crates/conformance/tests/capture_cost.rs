@@ -51,7 +51,7 @@ fn a_capture_of_every_piece_ends_where_parity_allows_without_a_long_walk() {
 }
 
 /// The same listing against the enumerating walk (every one of its 6 million sequences; deep:
-/// `cargo test --release -p damspel-conformance --test capture_cost -- --ignored`).
+/// `cargo test --release -p damspel-conformance --test conformance capture_cost:: -- --ignored`).
 #[test]
 #[ignore]
 fn a_capture_of_every_piece_lists_the_ends_the_enumerating_walk_finds() {

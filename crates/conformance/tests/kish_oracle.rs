@@ -18,10 +18,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
+use crate::common;
+
 use damspel_notation::write_fen;
 use damspel_rules::{Bits, Catalogue, Color, Duplicates, Geometry, Move, Position, Rules, Square};
 use kish::{Action, Board, State, Team};
-mod common;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

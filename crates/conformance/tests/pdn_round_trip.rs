@@ -25,10 +25,11 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use crate::common;
+
 use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{format_move, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Move, Position, Rules};
-mod common;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

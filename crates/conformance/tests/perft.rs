@@ -1,6 +1,7 @@
 //! Every published perft series of data/perft.tsv (copied from shared/reference, source per row),
 //! in its own convention. Rows up to FAST_NODES run by default; the deeper ones are ignored tests:
-//! run them with `cargo test --release -p damspel-conformance --test perft -- --ignored`.
+//! run them with `cargo test --release -p damspel-conformance --test conformance perft::
+//! -- --ignored`.
 
 use damspel_conformance::data::{perft_rows, PerftRow};
 use damspel_rules::{perft, with_rules, Catalogue, Duplicates, Position};

@@ -14,11 +14,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use crate::common;
+
 use damspel_notation::write_fen;
 use damspel_rules::{
     with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Move, Position, Rules, Square,
 };
-mod common;
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

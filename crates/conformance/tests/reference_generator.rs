@@ -1060,7 +1060,7 @@ fn the_reference_reproduces_the_published_data() {
 }
 
 /// The deeper published perft rows (minutes): `cargo test --release -p damspel-conformance
-/// --test reference_generator -- --ignored`.
+/// --test conformance reference_generator:: -- --ignored`.
 #[test]
 #[ignore]
 fn the_reference_reproduces_the_deeper_published_perft() {

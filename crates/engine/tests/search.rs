@@ -456,7 +456,7 @@ mod tables {
     /// docs/strength.md, "Endgame tables": won 4-piece endings (three kings against one) that
     /// the engine converts with and without the tables, at the same nodes per move, against a
     /// defender with the tables (the longest resistance). Slow (a minute in release); run with
-    /// `cargo test --release -p damspel-engine --test search -- --ignored --nocapture conversions`.
+    /// `cargo test --release -p damspel-engine --test engine -- --ignored --nocapture conversions`.
     #[test]
     #[ignore]
     fn conversions_with_and_without_tables() {

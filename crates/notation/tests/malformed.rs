@@ -8,10 +8,7 @@
 //! * `Position::from_setup` with pieces off the board or on light squares, two pieces on a square,
 //!   men on their promotion squares and an unknown side to move: an error listing every issue.
 
-#[macro_use]
-mod common;
-
-use common::{AnyRules, Rng};
+use crate::common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::{

@@ -10,10 +10,7 @@
 //!
 //! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
 
-#[macro_use]
-mod common;
-
-use common::{AnyRules, Rng};
+use crate::common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::pdn::{

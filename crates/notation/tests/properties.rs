@@ -13,10 +13,7 @@
 //! Positions come from random games from the start position (proptest-chosen seeds) and random
 //! placements checked by `Position::from_setup`.
 
-#[macro_use]
-mod common;
-
-use common::{AnyRules, Rng};
+use crate::common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::{

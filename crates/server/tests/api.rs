@@ -1,8 +1,7 @@
 //! The JSON API as a client uses it: games, moves, engine, undo/redo, import/export, errors.
 
-mod common;
-
-use common::{get, post, temp_db, TestServer};
+use crate::common;
+use crate::common::{get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 fn notations(state: &Value) -> Vec<String> {

@@ -2,12 +2,10 @@
 //! MAX_PLIES plies, FEN and PDN fields are capped, and a game's state is shown without
 //! generating moves for every ply.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use damspel_notation::{format_move, parse_fen};
 use damspel_rules::{with_rules, Catalogue, Game, Position};
 use serde_json::json;

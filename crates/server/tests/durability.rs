@@ -1,11 +1,9 @@
 //! Issue 10, findings 6, 9 and 10: nothing acknowledged is lost, memory is bounded, and a
 //! damaged row is an error for that game only.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{config, get, post, temp_db, TestServer};
+use crate::common::{config, get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 fn plies(state: &Value) -> usize {

@@ -3,11 +3,9 @@
 //! the game with a result and a reason that are stored and exported; the clock is kept by the
 //! server and survives a restart. Each player here sends only its own seat's secret.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{get, temp_db, TestServer};
+use crate::common::{get, temp_db, TestServer};
 use serde_json::{json, Value};
 
 async fn post_as(

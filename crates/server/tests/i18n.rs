@@ -3,12 +3,10 @@
 //! index.html, t('...') calls and the numbered variants' notes in the scripts) is in en.json; and
 //! the server serves every catalogue, the list of languages and the two new scripts.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::{temp_db, TestServer};
+use crate::common::{temp_db, TestServer};
 use serde_json::Value;
 
 fn web() -> PathBuf {

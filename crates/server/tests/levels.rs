@@ -1,8 +1,6 @@
 //! Engine levels in the API: chosen when a game is created, checked, stored, played.
 
-mod common;
-
-use common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,9 +1,7 @@
 //! Load: 50 games played at the same time on loopback, human moves and engine moves mixed, stay
 //! correct and lose nothing (checked against a fresh server on the same database).
 
-mod common;
-
-use common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 const GAMES: usize = 50;

@@ -1,11 +1,10 @@
 //! Issue 10, findings 1 and 2: nothing slow runs on the async threads, and the search bound
 //! holds even when clients leave.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{post, temp_db, TestServer};
+use crate::common;
+use crate::common::{post, temp_db, TestServer};
 use serde_json::json;
 
 /// Universal checkers with 20 black kings: one of the audit's exploding capture positions made

@@ -3,10 +3,9 @@
 //! with its name when Damspel does not have it, a recorded game played past a draw claim, and a
 //! file in CP1251 read as written.
 
-mod common;
-
+use crate::common;
+use crate::common::{post, temp_db, TestServer};
 use base64::Engine as _;
-use common::{post, temp_db, TestServer};
 use serde_json::json;
 
 /// Three games: International (GameType 20), one with an illegal second move, and Turkish.

@@ -3,11 +3,9 @@
 //! restart. The game is hand-made: White's 37-32 gives a man away (27x38) and 47-42 a second one
 //! (38x47, crowning); Black's captures are its only moves.
 
-mod common;
-
 use std::time::{Duration, Instant};
 
-use common::{get, post, post_as_watcher, seat_header, temp_db, TestServer};
+use crate::common::{get, post, post_as_watcher, seat_header, temp_db, TestServer};
 use serde_json::{json, Value};
 
 const GAME: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n[Variant \"international\"]\n\

@@ -2,11 +2,10 @@
 //! idle connections, a cap on open connections, 413 for large bodies. Raw TCP on loopback,
 //! with short limits set for the test.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{config, temp_db, TestServer};
+use crate::common;
+use crate::common::{config, temp_db, TestServer};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

@@ -2,9 +2,7 @@
 //! only at the end of the main line, variations can be promoted and deleted, and the tree
 //! (with comments and NAGs) survives a restart, a PDN import and a PDN export.
 
-mod common;
-
-use common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 fn notations(state: &Value) -> Vec<String> {

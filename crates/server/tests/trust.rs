@@ -2,9 +2,7 @@
 //! its own page (or no page) with JSON bodies, needs its token when it has one, and lets only a
 //! seat's holder change a game; everyone else may watch.
 
-mod common;
-
-use common::{config, get, post, post_as_watcher, seat_header, temp_db, TestServer};
+use crate::common::{config, get, post, post_as_watcher, seat_header, temp_db, TestServer};
 use serde_json::{json, Value};
 
 async fn new_game(c: &reqwest::Client, server: &TestServer, body: Value) -> Value {

@@ -3,11 +3,9 @@
 //! on counting. The page needs it to tell a state that arrived late (an event of the human's
 //! move after the answer with the engine's reply) from the one it shows.
 
-mod common;
-
 use std::time::Duration;
 
-use common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 fn version(state: &Value) -> u64 {

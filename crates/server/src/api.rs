@@ -1089,6 +1089,15 @@ async fn think(
                 o.reason
             )));
         }
+        // The engine's move of a side a person holds is that person's move: only their seat
+        // may ask for it (a player may not have the engine move for the other).
+        let side = s.side_to_move();
+        if wanted.game_move
+            && controllers(s.meta()).contains(&side)
+            && !who.holds(&s.meta().keys, side)
+        {
+            return Err(seats::watching());
+        }
         if wanted.game_move && !s.at_main_end() {
             return Err(ApiError::conflict(
                 "the engine plays only at the end of the main line (this position is in the \
@@ -1195,7 +1204,7 @@ pub async fn engine_move(
     };
     let outcome = think(&app, &id, &who, wanted).await?;
     let mut state = app
-        .change(&id, who, Need::AnySeat, move |s| {
+        .change(&id, who, Need::Mover, move |s| {
             if s.position_hash() != outcome.position_hash || !s.at_main_end() {
                 return Err(ApiError::conflict("the position changed during the search"));
             }

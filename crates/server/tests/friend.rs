@@ -149,6 +149,35 @@ async fn two_seats_one_claim_each_player_moves_only_its_own_side() {
     s.stop().await;
 }
 
+/// `POST /engine` plays the side to move, so it needs that side's seat when a person holds it:
+/// otherwise a player could have the engine move for the other (issue 10, item 4).
+#[tokio::test]
+async fn the_engine_moves_a_persons_side_only_for_that_person() {
+    let s = TestServer::start(temp_db("friend-engine"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let engine = s.url(&format!("/api/games/{}/engine", f.id));
+    let think = json!({"time": 0.05});
+    // White to move: Black's seat may not have the engine play it, nor a watcher.
+    assert_eq!(
+        post_as(&c, &engine, Some(&f.black), think.clone()).await.0,
+        403
+    );
+    assert_eq!(post_as(&c, &engine, None, think.clone()).await.0, 403);
+    let (status, state) = post_as(&c, &engine, Some(&f.white), think.clone()).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["side_to_move"], "black", "{state}");
+    // Black to move: the same the other way round.
+    assert_eq!(
+        post_as(&c, &engine, Some(&f.white), think.clone()).await.0,
+        403
+    );
+    let (status, state) = post_as(&c, &engine, Some(&f.black), think).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["side_to_move"], "white", "{state}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn resignation_is_stored_and_exported() {
     let db = temp_db("friend-resign");

@@ -356,6 +356,17 @@ fn controllers(meta: &Meta) -> Vec<Color> {
     }
 }
 
+/// The seats whose secret may move `side` (or have the engine move it): its own when a person
+/// plays it, otherwise any seat that controls the game.
+fn mover_seats(meta: &Meta, side: Color) -> Vec<Color> {
+    let controllers = controllers(meta);
+    if controllers.contains(&side) {
+        vec![side]
+    } else {
+        controllers
+    }
+}
+
 /// Checks that the request may make the change. A controlling seat that has no secret yet (a
 /// game stored before seats existed) is claimed by the first request that needs it: its new
 /// secret is set on `session` (committed with the change) and returned.
@@ -368,7 +379,6 @@ fn authorize(
         return Ok(Vec::new());
     }
     let meta = session.meta();
-    let controllers = controllers(meta);
     let mut side = session.side_to_move();
     let need = match need {
         Need::Play(at) => match session.game_move_side(at.unwrap_or(session.current())) {
@@ -381,8 +391,8 @@ fn authorize(
         other => other,
     };
     let wanted: Vec<Color> = match need {
-        Need::Mover if controllers.contains(&side) => vec![side],
-        _ => controllers,
+        Need::Mover => mover_seats(meta, side),
+        _ => controllers(meta),
     };
     if wanted.iter().any(|&c| who.holds(&meta.keys, c)) {
         return Ok(Vec::new());
@@ -1091,10 +1101,10 @@ async fn think(
         }
         // The engine's move of a side a person holds is that person's move: only their seat
         // may ask for it (a player may not have the engine move for the other).
-        let side = s.side_to_move();
         if wanted.game_move
-            && controllers(s.meta()).contains(&side)
-            && !who.holds(&s.meta().keys, side)
+            && !mover_seats(s.meta(), s.side_to_move())
+                .iter()
+                .any(|&c| who.holds(&s.meta().keys, c))
         {
             return Err(seats::watching());
         }

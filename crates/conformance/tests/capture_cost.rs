@@ -107,3 +107,59 @@ fn many_distinct_captures_are_listed_once_each() {
         assert_eq!(per_move.get(mv), Some(n), "{mv:?}");
     }
 }
+
+/// Under the majority rule the list with routes (`damspel moves`, the server, PDN import) is
+/// the layered walk's, each route found backwards through its layers: on rows of
+/// data/worst-captures.tsv whose captures are listed that way (a flying king among 25 to 30
+/// pieces, under immediate removal), every route listed is one of the
+/// routes the enumerating walk walks (every sequence, with its route), and the moves are its
+/// distinct moves.
+#[test]
+fn routes_of_big_captures_are_routes_the_enumerating_walk_walks() {
+    let rows = [
+        // search seed 1 (scatter), 27,736 sequences.
+        (
+            "ossetian-keny-2",
+            "W:Wa2,Kd8,Kh8:BKd1,c2,Ke2,Kg2,Ka3,Kd3,e3,Kf3,h3,Ka4,b4,Kd4,Kg4,Kc5,Kg5,h5,Ka6,Ke6,Kf6,g6,Kb7,d7,Kg7,Kc8,e8",
+        ),
+        // search seed 7 (scatter), 26,454 sequences.
+        (
+            "bosnian",
+            "B:WKb1,Ke1,Kg1,Kb2,c2,Ke2,Kf2,Kg2,Kb3,Kd3,Kg3,Ka4,Kc4,Kd4,Kf4,h4,d5,Kb6,d6,Kg6,Ka7,Kc7,Ke7,Kf7,g7,h7,Kd8,Kg8:BKa1,Kc1",
+        ),
+        // search seed 7 (men), 31,101 sequences.
+        (
+            "bahrain",
+            "B:Wc1,Ke1,c2,f2,a3,b3,Kc3,Ke3,Kh3,Kc4,d4,Kf4,Kc5,e5,Kg5,Kb6,Kd6,f6,h6,Ka7,b7,Kc7,e7,g7,Kb8,Ke8:BKa1,Kg1,Kg4,Kh8",
+        ),
+    ];
+    let table = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/worst-captures.tsv"),
+    )
+    .unwrap();
+    for (id, fen) in rows {
+        assert!(
+            table
+                .lines()
+                .any(|l| l.starts_with(&format!("{id}\t{fen}\t"))),
+            "{id} {fen} is a row of the table"
+        );
+        let (rules, pos) = position(id, fen);
+        let every: std::collections::HashSet<_> = rules
+            .legal_moves_detailed(&pos, Duplicates::Keep)
+            .into_iter()
+            .collect();
+        let listed = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+        for detail in &listed {
+            assert!(
+                every.contains(detail),
+                "{id}: {detail:?} is no route walked"
+            );
+        }
+        let moves: std::collections::HashSet<_> = listed.iter().map(|d| d.mv).collect();
+        let distinct: std::collections::HashSet<_> = every.iter().map(|d| d.mv).collect();
+        assert_eq!(moves.len(), listed.len(), "{id}: a move listed twice");
+        assert_eq!(moves, distinct, "{id}");
+        assert!(listed.len() >= 50, "{id}: {} moves", listed.len());
+    }
+}

@@ -1499,7 +1499,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
                     search.walk_without(pos, piece.sq, left_out);
                 }
             }
-            None if !FILTER && layers::serves::<B, S>() => {
+            None if !FILTER && layers::serves::<B, S>(rules) => {
                 if !search.walk_layered(pos, piece) {
                     break;
                 }

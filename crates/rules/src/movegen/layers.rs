@@ -17,8 +17,10 @@
 //! when some square behind the piece it takes lets the king go on, it must land on one of
 //! those; otherwise every such square ends a capture (or only the first one, under a halt
 //! rule). A man's node also says whether it was crowned on the way (where the variant goes
-//! on as a king). The walk lists moves, not routes: sinks that want a route or a count of
-//! sequences use the merged walk.
+//! on as a king). The walk lists moves; under the majority rule, where a piece's legal captures
+//! are few, it keeps its layers and finds a route for each move backwards, node by node (see
+//! `Routes`). Sinks that want a count of sequences, or routes without the majority rule, use
+//! the merged walk.
 
 use crate::bitboard::Bits;
 use crate::movegen::reach::{run, step, value_of};
@@ -85,6 +87,10 @@ struct Layer<B: Bits> {
     ends: Vec<B>,
     at: Vec<B>,
     slots: usize,
+    /// How its nodes were gathered: by parts of `part_bits` bits of a hash of their key, the
+    /// nodes of part `p` from `part_starts[p]` on (to find a node by its key).
+    part_bits: u32,
+    part_starts: Vec<u32>,
 }
 
 impl<B: Bits> Layer<B> {
@@ -94,6 +100,8 @@ impl<B: Bits> Layer<B> {
             ends: Vec::new(),
             at: Vec::new(),
             slots,
+            part_bits: 0,
+            part_starts: Vec::new(),
         }
     }
 
@@ -105,6 +113,26 @@ impl<B: Bits> Layer<B> {
         self.keys.clear();
         self.ends.clear();
         self.at.clear();
+        self.part_bits = 0;
+        self.part_starts.clear();
+    }
+
+    /// The memory its nodes take.
+    fn bytes(&self) -> usize {
+        self.keys.len() * std::mem::size_of::<Key<B>>()
+            + (self.ends.len() + self.at.len()) * std::mem::size_of::<B>()
+            + self.part_starts.len() * 4
+    }
+
+    /// The node of `key`, if any.
+    fn find(&self, key: Key<B>) -> Option<usize> {
+        let range = if self.part_bits == 0 {
+            0..self.keys.len()
+        } else {
+            let p = (hash(key, PART_SALT) >> (64 - self.part_bits)) as usize;
+            self.part_starts[p] as usize..self.part_starts[p + 1] as usize
+        };
+        range.into_iter().find(|&i| self.keys[i] == key)
     }
 
     /// Room for `nodes` more (their squares too, where a node keeps one set).
@@ -175,6 +203,7 @@ impl<B: Bits> Gather<B> {
         }
         // At least two parts (n is over one part's size).
         let bits = n.div_ceil(GATHER_PART).next_power_of_two().trailing_zeros();
+        next.part_bits = bits;
         let part = |a: &Arrival<B>| (hash(a.key, PART_SALT) >> (64 - bits)) as usize;
         let parts = 1usize << bits;
         self.starts.clear();
@@ -201,9 +230,11 @@ impl<B: Bits> Gather<B> {
             fill[p] += 1;
         }
         for p in 0..parts {
+            next.part_starts.push(next.len() as u32);
             let arrivals = &self.split[self.starts[p]..self.starts[p + 1]];
             self.table.gather(arrivals, next);
         }
+        next.part_starts.push(next.len() as u32);
         self.arrivals.clear();
     }
 }
@@ -302,14 +333,36 @@ pub(crate) enum Layered {
     Done,
     /// The caller's stop condition was reached.
     Stopped,
-    /// A layer grew past `MAX_ARRIVALS` (without the majority rule, some captures may have
-    /// been handed to the sink).
+    /// A layer grew past `MAX_ARRIVALS`, or the layers kept for routes past `MAX_KEPT_BYTES`
+    /// (without the majority rule, some captures may have been handed to the sink).
     TooBig,
 }
 
-/// Whether the layered walk can serve this sink: it lists moves without a route or a count.
-pub(crate) fn serves<B: Bits, S: Sink<B>>() -> bool {
-    !S::COUNTS && !S::ROUTES
+/// Whether the layered walk can serve this sink: it lists moves, with a route each only under
+/// the majority rule (without it a piece may have hundreds of thousands of moves, each a walk
+/// back through the layers), and counts no sequences.
+pub(crate) fn serves<B: Bits, S: Sink<B>>(rules: &Rules<B>) -> bool {
+    !S::COUNTS && (!S::ROUTES || rules.majority)
+}
+
+/// The most memory the layers kept for routes may take; a walk that needs more is given back
+/// to the merged walk (which finds routes as it goes).
+const MAX_KEPT_BYTES: usize = 1 << 28;
+
+#[cfg(not(test))]
+fn max_kept_bytes() -> usize {
+    MAX_KEPT_BYTES
+}
+
+// Tests set a small cap to see walks given back to the merged walk.
+#[cfg(test)]
+thread_local! {
+    pub(crate) static MAX_KEPT_BYTES_IN_TESTS: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_KEPT_BYTES) };
+}
+
+#[cfg(test)]
+fn max_kept_bytes() -> usize {
+    MAX_KEPT_BYTES_IN_TESTS.with(|m| m.get())
 }
 
 /// The walk of one piece's captures.
@@ -470,9 +523,12 @@ impl<B: Bits> Walk<'_, B> {
         let start = layer.push((B::ZERO, if MAN { 0 } else { KING }));
         layer.at[start * slots + self.slot(NO_DIRECTION)] = B::bit(from);
         // Under the majority rule, the most valuable ends found so far: (pieces and flags,
-        // squares).
+        // squares, the node's layer and index).
         let mut best = floor;
-        let mut kept: Vec<(Key<B>, B)> = Vec::new();
+        let mut kept: Vec<(Key<B>, B, usize, usize)> = Vec::new();
+        // The layers walked, where a route is wanted.
+        let mut history: Vec<Layer<B>> = Vec::new();
+        let mut history_bytes = 0;
         let mut taken = 0u32;
         let mut next_check = STOP_CHECK_EVERY;
         while layer.len() > 0 {
@@ -495,7 +551,7 @@ impl<B: Bits> Walk<'_, B> {
                             kept.clear();
                         }
                         if value == best {
-                            kept.push((key, ends));
+                            kept.push((key, ends, taken as usize, i));
                         }
                     } else {
                         self.hand_over::<S, MAN>(sink, from, key, ends, 0);
@@ -512,10 +568,42 @@ impl<B: Bits> Walk<'_, B> {
                 }
             }
             gather.make(&mut next);
-            std::mem::swap(&mut layer, &mut next);
+            if S::ROUTES {
+                history_bytes += layer.bytes();
+                if history_bytes > max_kept_bytes() {
+                    return Layered::TooBig;
+                }
+                let next = std::mem::replace(&mut next, Layer::new(slots));
+                history.push(std::mem::replace(&mut layer, next));
+            } else {
+                std::mem::swap(&mut layer, &mut next);
+            }
             taken += 1;
         }
-        for (key, ends) in kept {
+        if S::ROUTES {
+            // Every route is found before any move is handed over, so that a walk given back
+            // to the merged walk has handed over nothing.
+            let mut routes = Routes::default();
+            let mut found = Vec::new();
+            for (key, ends, t, i) in kept {
+                if stop.reached() {
+                    return Layered::Stopped;
+                }
+                for to in ends.squares() {
+                    if !routes.find::<MAN>(self, &history, from, t, i, to) {
+                        // Never expected: every node was reached from the start.
+                        return Layered::TooBig;
+                    }
+                    found.push((key, to, routes.path.clone(), routes.order.clone()));
+                }
+            }
+            for (key, to, path, order) in found {
+                let promotes = MAN && (key.1 & KING != 0 || r.promotion[self.us].has(to));
+                sink.capture(from, to, key.0, best, promotes, &path, &order, 1);
+            }
+            return Layered::Done;
+        }
+        for (key, ends, _, _) in kept {
             self.hand_over::<S, MAN>(sink, from, key, ends, best);
         }
         Layered::Done
@@ -845,6 +933,138 @@ impl<B: Bits> Walk<'_, B> {
     }
 }
 
+/// Finds a capture's route backwards through the layers of its walk. The capture stands on a
+/// square of a node; some node of the layer before, with one piece fewer, had a square whose
+/// jump over that piece arrives there: that jump is found by expanding that square alone, as
+/// the walk did. Every node and square was reached from the start, so the walk back always
+/// comes to it, and the route it finds is legal whether the walk went that way or another (an
+/// aim only leaves nodes unexpanded).
+#[derive(Default)]
+struct Routes<B: Bits> {
+    /// The landing squares and the pieces taken, in order, of the last route found.
+    path: Vec<u8>,
+    order: Vec<u8>,
+    arrivals: Vec<Arrival<B>>,
+}
+
+impl<B: Bits> Routes<B> {
+    /// A route from `from` to `to` ending in node `i` of layer `t`; false if none was found.
+    fn find<const MAN: bool>(
+        &mut self,
+        walk: &mut Walk<'_, B>,
+        history: &[Layer<B>],
+        from: u8,
+        t: usize,
+        i: usize,
+        to: u8,
+    ) -> bool {
+        let r = walk.rules;
+        let jumps = walk.jumps;
+        self.path.clear();
+        self.order.clear();
+        let (mut t, mut i, mut q) = (t, i, to);
+        // How the capture arrived on `q`: a square where it ended, or one it went on from,
+        // kept in a slot (a bit per slot, `ENDS` as the top one).
+        let layer = &history[t];
+        let mut kinds = (0..layer.slots)
+            .filter(|&s| layer.squares(i)[s].has(q))
+            .fold(0u16, |acc, s| acc | 1 << s);
+        if layer.ends[i].has(q) {
+            kinds |= 1 << 15;
+        }
+        let found = 'walk: loop {
+            if t == 0 {
+                break 'walk q == from;
+            }
+            let key = history[t].keys[i];
+            let before = &history[t - 1];
+            let lines = |sq: u8| {
+                r.ray
+                    .iter()
+                    .fold(B::ZERO, |acc, ray| acc | ray[sq as usize])
+            };
+            for victim in (key.0 & lines(q)).squares() {
+                let captured = key.0 & !B::bit(victim);
+                // The node before: a man may have been crowned by this jump, and under halt
+                // rule II the piece taken before may have been a king or not.
+                let kings: &[u8] = if MAN && key.1 & KING != 0 {
+                    &[KING, 0]
+                } else {
+                    &[key.1 & KING]
+                };
+                let lasts: &[u8] = if walk.last_kind {
+                    &[0, LAST_KING]
+                } else {
+                    &[0]
+                };
+                for flags in kings.iter().flat_map(|k| lasts.iter().map(move |l| k | l)) {
+                    let Some(j) = before.find((captured, flags)) else {
+                        continue;
+                    };
+                    let from_line = lines(victim);
+                    for slot in 0..before.slots {
+                        for p in (before.squares(j)[slot] & from_line).squares() {
+                            let mut at = [B::ZERO; NO_DIRECTION + 1];
+                            at[slot] = B::bit(p);
+                            self.arrivals.clear();
+                            walk.expand::<MAN>(
+                                (captured, flags),
+                                &at[..before.slots],
+                                (t - 1) as u32,
+                                &mut self.arrivals,
+                            );
+                            let arrives = self.arrivals.iter().any(|a| {
+                                a.key == key
+                                    && a.squares.has(q)
+                                    && kinds & (1 << (a.slot as u16).min(15)) != 0
+                            });
+                            if arrives {
+                                self.path.push(q);
+                                self.order.push(victim);
+                                (t, i, q) = (t - 1, j, p);
+                                kinds = 1 << slot;
+                                continue 'walk;
+                            }
+                        }
+                    }
+                }
+            }
+            break 'walk false;
+        };
+        walk.jumps = jumps;
+        self.path.reverse();
+        self.order.reverse();
+        if found && r.king_captures_fly && !walk.immediate {
+            self.straighten(r, from);
+        }
+        found
+    }
+
+    /// Under deferred removal a flying king that goes on straight after a jump sweeps over its
+    /// landing squares without stopping: one sequence, written (and listed by the merged walk)
+    /// with the square right behind the piece it took. A walk back may have come through
+    /// another of them.
+    fn straighten(&mut self, r: &Rules<B>, from: u8) {
+        let direction = |start: u8, victim: u8, landing: u8| {
+            (0..8).find(|&d| {
+                r.ray[d][start as usize].has(victim) && r.ray[d][victim as usize].has(landing)
+            })
+        };
+        let mut start = from;
+        let mut last = None;
+        for k in 0..self.path.len() {
+            let d = direction(start, self.order[k], self.path[k]);
+            if let (Some(d), Some(before)) = (d, last) {
+                if d == before {
+                    self.path[k - 1] = r.next[self.order[k - 1] as usize][d];
+                }
+            }
+            start = self.path[k];
+            last = d;
+        }
+    }
+}
+
 /// A node being expanded: the pieces it took (and its flags), how many, and the board then.
 struct Node<B: Bits> {
     captured: B,
@@ -993,6 +1213,151 @@ mod tests {
         assert!(
             kings >= 2000 && men >= 1500 && big >= 100 && crowned >= 100,
             "{kings} kings, {men} men ({crowned} promoting), {big} with 20 moves or more"
+        );
+    }
+
+    /// A capture handed over with its route.
+    #[derive(Default)]
+    struct Routed {
+        got: Vec<RoutedCapture>,
+    }
+
+    /// (from, to, pieces taken, value, promotes, landings, pieces in order)
+    type RoutedCapture = (u8, u8, u128, u32, bool, Vec<u8>, Vec<u8>);
+
+    impl Sink<u128> for Routed {
+        const COUNTS: bool = false;
+        const ROUTES: bool = true;
+
+        fn capture(
+            &mut self,
+            from: u8,
+            to: u8,
+            captured: u128,
+            value: u32,
+            promotes: bool,
+            path: &[u8],
+            order: &[u8],
+            _: u64,
+        ) {
+            self.got.push((
+                from,
+                to,
+                captured,
+                value,
+                promotes,
+                path.to_vec(),
+                order.to_vec(),
+            ));
+        }
+
+        fn quiet(&mut self, _: u8, _: u8, _: bool) {}
+
+        fn floor(&self) -> u32 {
+            0
+        }
+
+        fn reset(&mut self) {
+            self.got.clear();
+        }
+    }
+
+    /// Under the majority rule the layered walk finds a route for each move backwards through
+    /// its layers: in crowded positions of every majority variant, kings and men, each route
+    /// is one the enumerating walk walks for that move (the same landings and pieces in the
+    /// same order; a flying king that goes on straight under deferred removal written with the
+    /// square right behind the piece it took), and the moves are those it lists. It fails if a
+    /// route's last jump is taken for one that goes on (or the other way), if the 180° rule's
+    /// slot of a square is not kept, if a man crowned on the way is not walked back as a man,
+    /// or if straight sweeps are written with a later landing. With no memory for the layers
+    /// the walk is given back to the merged walk.
+    #[test]
+    fn layered_routes_are_routes_the_enumerating_walk_walks() {
+        let catalogue = Catalogue::builtin();
+        let variants: Vec<Rules<u128>> = catalogue
+            .ids()
+            .into_iter()
+            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+            .filter(|rules| rules.majority)
+            .collect();
+        let (mut moves, mut long, mut straight, mut men) = (0, 0, 0, 0);
+        for seed in 0..2500u64 {
+            let rules = &variants[seed as usize % variants.len()];
+            let crowded = crowded(
+                rules,
+                seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                6 + seed as usize % 16,
+            );
+            for pos in with_men(rules, crowded) {
+                let capturing = capturing(rules, &pos);
+                if capturing.is_empty() {
+                    continue;
+                }
+                let mut every = Routed::default();
+                let walk = CaptureWalk {
+                    merge: false,
+                    stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
+                    ..CaptureWalk::default()
+                };
+                if !generate_captures(rules, &pos, &mut every, walk, capturing).complete {
+                    continue;
+                }
+                let id = &rules.variant().id;
+                for from in pos.pieces[0].squares() {
+                    let mine: Vec<_> = every.got.iter().filter(|c| c.0 == from).collect();
+                    let Some(best) = mine.iter().map(|c| c.3).max() else {
+                        continue;
+                    };
+                    let routes: HashSet<&RoutedCapture> =
+                        mine.iter().filter(|c| c.3 == best).copied().collect();
+                    let expected: HashSet<_> = routes.iter().map(|c| (c.1, c.2, c.4)).collect();
+                    let mut got = Routed::default();
+                    let king = pos.kings.has(from);
+                    let done = walk_piece(
+                        rules,
+                        &pos,
+                        from,
+                        king,
+                        0,
+                        None,
+                        &mut got,
+                        Until::NEVER,
+                        &mut 0,
+                    );
+                    assert_eq!(done, Layered::Done, "{id} {seed}");
+                    for c in &got.got {
+                        assert!(routes.contains(c), "{id} {seed}: {c:?} is no route walked");
+                        straight += usize::from(
+                            c.5.len() >= 2
+                                && !rules.removal_changes_captures()
+                                && rules.king_captures_fly,
+                        );
+                    }
+                    let listed: HashSet<_> = got.got.iter().map(|c| (c.1, c.2, c.4)).collect();
+                    assert_eq!(listed, expected, "{id} {seed}: the piece on {from}");
+                    moves += got.got.len();
+                    long += got.got.iter().filter(|c| c.5.len() >= 4).count();
+                    men += usize::from(!king);
+                    MAX_KEPT_BYTES_IN_TESTS.with(|m| m.set(0));
+                    let given_back = walk_piece(
+                        rules,
+                        &pos,
+                        from,
+                        king,
+                        0,
+                        None,
+                        &mut Routed::default(),
+                        Until::NEVER,
+                        &mut 0,
+                    );
+                    MAX_KEPT_BYTES_IN_TESTS.with(|m| m.set(MAX_KEPT_BYTES));
+                    assert_eq!(given_back, Layered::TooBig, "{id} {seed}");
+                }
+            }
+        }
+        assert!(
+            moves >= 3000 && long >= 500 && straight >= 300 && men >= 500,
+            "{moves} moves, {long} of 4 jumps or more, {straight} of deferred flying kings, {men} men"
         );
     }
 }

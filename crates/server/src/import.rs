@@ -293,7 +293,7 @@ mod tests {
 
     use super::*;
 
-    /// A game set up on the slowest position known (two flying kings among 25 kings,
+    /// A game set up on a slow position (two flying kings among 25 kings, a row of
     /// crates/conformance/data/worst-captures.tsv, 47 captures): past its bound the import is
     /// refused at its first move, saying why; without one the same move is read.
     #[test]

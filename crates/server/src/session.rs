@@ -1423,8 +1423,8 @@ mod tests {
         (rules, pos)
     }
 
-    /// Two flying kings among 25 kings (crates/conformance/data/worst-captures.tsv, the slowest
-    /// row known): some 5 million jumps to list, far more than a millisecond.
+    /// Two flying kings among 25 kings (crates/conformance/data/worst-captures.tsv, once the
+    /// slowest row): some 100,000 jumps to list, far more than a millisecond.
     const SLOW: &str = "W:WKc7,Kd7:BKc1,Kf1,Kb2,Ke2,Kf2,Kb3,d3,h3,Ka4,Kc4,f4,Kh4,Kb5,Kd5,Ke5,\
                         Kf5,g5,Kh5,Kb6,Kf6,Kb7,Ke7,Kf7,Kg7,Kh7,Kb8,Ke8";
 

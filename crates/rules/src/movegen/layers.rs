@@ -972,17 +972,19 @@ impl<B: Bits> Routes<B> {
         if layer.ends[i].has(q) {
             kinds |= 1 << 15;
         }
+        // The squares on a line through `sq`: where the piece taken last before it stood, and
+        // where the jump over that piece started.
+        let lines = |sq: u8| {
+            r.ray
+                .iter()
+                .fold(B::ZERO, |acc, ray| acc | ray[sq as usize])
+        };
         let found = 'walk: loop {
             if t == 0 {
                 break 'walk q == from;
             }
             let key = history[t].keys[i];
             let before = &history[t - 1];
-            let lines = |sq: u8| {
-                r.ray
-                    .iter()
-                    .fold(B::ZERO, |acc, ray| acc | ray[sq as usize])
-            };
             for victim in (key.0 & lines(q)).squares() {
                 let captured = key.0 & !B::bit(victim);
                 // The node before: a man may have been crowned by this jump, and under halt

@@ -12,8 +12,11 @@ and of the rules of these variants. Each game is played by two `damspel hub` pro
 colour, one limited by time per move and one by depth (the colours swap from game to game).
 The engines are told the variant as a pydraughts user does (`configure({"variant": NAME})`,
 with pydraughts' own name). In the second game of each pair pydraughts restarts its board from
-its own FEN of the current position every REROOT plies, so that the engines also get `pos`
-positions other than the start (kings among them, once there are kings). Every answer must parse as a legal move of pydraughts' own move
+its own FEN of the current position every REROOT plies up to ply REROOT_UNTIL, so that the
+engines also get `pos` positions other than the start (kings among them, once there are kings);
+not later, because a board made from a FEN starts its draw counts afresh (International's
+16- and 25-move rules, Russian's 15-move rule), and an endgame rerooted every 20 plies never
+ends. Every answer must parse as a legal move of pydraughts' own move
 generator (it raises otherwise), the engine must accept every move pydraughts sends (an
 `error` line fails the run), every search must report `info` (depth, score, nodes, pv), and the
 game must end by pydraughts' rules (`Board.is_over()`: a win or a draw) within the ply limit.
@@ -33,6 +36,7 @@ except ImportError as e:  # pragma: no cover - the Rust test reports this
 
 MAX_PLIES = 600
 REROOT = 20
+REROOT_UNTIL = 200
 # A short move time: the point is the conversation, not the play.
 MOVE_TIME = 0.02
 DEPTH = 4
@@ -87,7 +91,8 @@ def play_game(binary: str, variant: str, number: int) -> str:
         while not board.is_over():
             if plies >= MAX_PLIES:
                 fail(f"{name}: not over after {MAX_PLIES} plies; fen {board.fen}")
-            if number % 2 == 0 and board.move_stack and len(board.move_stack) % REROOT == 0:
+            if (number % 2 == 0 and board.move_stack and len(board.move_stack) % REROOT == 0
+                    and plies < REROOT_UNTIL):
                 board = draughts.Board(variant=variant, fen=board.fen)
             side = board.turn
             legal = {m.hub_move for m in board.legal_moves()}

@@ -1086,14 +1086,19 @@ mod tests {
     use crate::movegen::testing::crowded;
     use crate::Catalogue;
 
-    /// Every capture handed over, with its value: none is dropped or merged.
+    /// Every capture handed over, with its value (and, where the sink asks for routes, its
+    /// route): none is dropped or merged.
     #[derive(Default)]
-    struct Every {
-        got: Vec<(u8, u8, u128, u32, bool)>,
+    struct Every<const ROUTES: bool> {
+        got: Vec<Captured>,
     }
 
-    impl Sink<u128> for Every {
+    /// (from, to, pieces taken, value, promotes, landings, pieces in order)
+    type Captured = (u8, u8, u128, u32, bool, Vec<u8>, Vec<u8>);
+
+    impl<const ROUTES: bool> Sink<u128> for Every<ROUTES> {
         const COUNTS: bool = false;
+        const ROUTES: bool = ROUTES;
 
         fn capture(
             &mut self,
@@ -1102,11 +1107,19 @@ mod tests {
             captured: u128,
             value: u32,
             promotes: bool,
-            _: &[u8],
-            _: &[u8],
+            path: &[u8],
+            order: &[u8],
             _: u64,
         ) {
-            self.got.push((from, to, captured, value, promotes));
+            self.got.push((
+                from,
+                to,
+                captured,
+                value,
+                promotes,
+                path.to_vec(),
+                order.to_vec(),
+            ));
         }
 
         fn quiet(&mut self, _: u8, _: u8, _: bool) {}
@@ -1133,6 +1146,36 @@ mod tests {
         }
     }
 
+    /// Every variant, as boards of 128 squares.
+    fn variants() -> Vec<Rules<u128>> {
+        let catalogue = Catalogue::builtin();
+        catalogue
+            .ids()
+            .into_iter()
+            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+            .collect()
+    }
+
+    /// Every capture sequence of `pos` by the enumerating walk, if it is done within a second.
+    fn enumerated<const ROUTES: bool>(
+        rules: &Rules<u128>,
+        pos: &Position<u128>,
+    ) -> Option<Every<ROUTES>> {
+        let capturing = capturing(rules, pos);
+        if capturing.is_empty() {
+            return None;
+        }
+        let mut every = Every::default();
+        let walk = CaptureWalk {
+            merge: false,
+            stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
+            ..CaptureWalk::default()
+        };
+        generate_captures(rules, pos, &mut every, walk, capturing)
+            .complete
+            .then_some(every)
+    }
+
     /// Each piece's captures by the layered walk against the walk that enumerates every
     /// sequence, in crowded positions of every variant, kings and men: the same moves (the
     /// most valuable under the majority rule), each once, promoting as they should. It fails if
@@ -1142,12 +1185,7 @@ mod tests {
     /// variant says.
     #[test]
     fn layered_walks_list_what_the_enumerating_walk_lists() {
-        let catalogue = Catalogue::builtin();
-        let variants: Vec<Rules<u128>> = catalogue
-            .ids()
-            .into_iter()
-            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
-            .collect();
+        let variants = variants();
         let (mut kings, mut men, mut big, mut crowned) = (0, 0, 0, 0);
         for seed in 0..3000u64 {
             let rules = &variants[seed as usize % variants.len()];
@@ -1157,19 +1195,9 @@ mod tests {
                 6 + seed as usize % 18,
             );
             for pos in with_men(rules, crowded) {
-                let capturing = capturing(rules, &pos);
-                if capturing.is_empty() {
+                let Some(every) = enumerated::<false>(rules, &pos) else {
                     continue;
-                }
-                let mut every = Every::default();
-                let walk = CaptureWalk {
-                    merge: false,
-                    stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
-                    ..CaptureWalk::default()
                 };
-                if !generate_captures(rules, &pos, &mut every, walk, capturing).complete {
-                    continue;
-                }
                 for from in pos.pieces[0].squares() {
                     let mine: Vec<_> = every.got.iter().filter(|c| c.0 == from).collect();
                     let best = mine.iter().map(|c| c.3).max().unwrap_or(0);
@@ -1178,7 +1206,7 @@ mod tests {
                         .filter(|c| c.3 == best)
                         .map(|c| (c.1, c.2, c.4))
                         .collect();
-                    let mut got = Every::default();
+                    let mut got = Every::<false>::default();
                     let king = pos.kings.has(from);
                     let done = walk_piece(
                         rules,
@@ -1218,52 +1246,6 @@ mod tests {
         );
     }
 
-    /// A capture handed over with its route.
-    #[derive(Default)]
-    struct Routed {
-        got: Vec<RoutedCapture>,
-    }
-
-    /// (from, to, pieces taken, value, promotes, landings, pieces in order)
-    type RoutedCapture = (u8, u8, u128, u32, bool, Vec<u8>, Vec<u8>);
-
-    impl Sink<u128> for Routed {
-        const COUNTS: bool = false;
-        const ROUTES: bool = true;
-
-        fn capture(
-            &mut self,
-            from: u8,
-            to: u8,
-            captured: u128,
-            value: u32,
-            promotes: bool,
-            path: &[u8],
-            order: &[u8],
-            _: u64,
-        ) {
-            self.got.push((
-                from,
-                to,
-                captured,
-                value,
-                promotes,
-                path.to_vec(),
-                order.to_vec(),
-            ));
-        }
-
-        fn quiet(&mut self, _: u8, _: u8, _: bool) {}
-
-        fn floor(&self) -> u32 {
-            0
-        }
-
-        fn reset(&mut self) {
-            self.got.clear();
-        }
-    }
-
     /// Under the majority rule the layered walk finds a route for each move backwards through
     /// its layers: in crowded positions of every majority variant, kings and men, each route
     /// is one the enumerating walk walks for that move (the same landings and pieces in the
@@ -1275,11 +1257,8 @@ mod tests {
     /// the walk is given back to the merged walk.
     #[test]
     fn layered_routes_are_routes_the_enumerating_walk_walks() {
-        let catalogue = Catalogue::builtin();
-        let variants: Vec<Rules<u128>> = catalogue
-            .ids()
+        let variants: Vec<_> = variants()
             .into_iter()
-            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
             .filter(|rules| rules.majority)
             .collect();
         let (mut moves, mut long, mut straight, mut men) = (0, 0, 0, 0);
@@ -1291,29 +1270,19 @@ mod tests {
                 6 + seed as usize % 16,
             );
             for pos in with_men(rules, crowded) {
-                let capturing = capturing(rules, &pos);
-                if capturing.is_empty() {
+                let Some(every) = enumerated::<true>(rules, &pos) else {
                     continue;
-                }
-                let mut every = Routed::default();
-                let walk = CaptureWalk {
-                    merge: false,
-                    stop: Until::deadline(Instant::now() + Duration::from_secs(1)),
-                    ..CaptureWalk::default()
                 };
-                if !generate_captures(rules, &pos, &mut every, walk, capturing).complete {
-                    continue;
-                }
                 let id = &rules.variant().id;
                 for from in pos.pieces[0].squares() {
                     let mine: Vec<_> = every.got.iter().filter(|c| c.0 == from).collect();
                     let Some(best) = mine.iter().map(|c| c.3).max() else {
                         continue;
                     };
-                    let routes: HashSet<&RoutedCapture> =
+                    let routes: HashSet<&Captured> =
                         mine.iter().filter(|c| c.3 == best).copied().collect();
                     let expected: HashSet<_> = routes.iter().map(|c| (c.1, c.2, c.4)).collect();
-                    let mut got = Routed::default();
+                    let mut got = Every::<true>::default();
                     let king = pos.kings.has(from);
                     let done = walk_piece(
                         rules,
@@ -1348,7 +1317,7 @@ mod tests {
                         king,
                         0,
                         None,
-                        &mut Routed::default(),
+                        &mut Every::<true>::default(),
                         Until::NEVER,
                         &mut 0,
                     );

@@ -436,30 +436,38 @@ impl<B: Bits> Walk<'_, B> {
     #[inline(always)]
     fn can_jump(&self, sq: u8, came: usize, occupied: B, capturable: B) -> bool {
         let r = self.rules;
-        for &d in r.king_captures[self.us].as_slice() {
+        r.king_captures[self.us].as_slice().iter().any(|&d| {
             let d = d as usize;
-            if r.no_reversal && came == d ^ 4 {
-                continue;
-            }
-            let mut targets = capturable;
-            if r.kings_only[d] {
-                if r.targets_first_jump_only {
-                    continue;
-                }
-                targets &= self.enemy_kings;
-            }
-            let Some(victim) = r.king_victim(sq, d, occupied) else {
-                continue;
-            };
-            if !targets.has(victim) {
-                continue;
-            }
-            let behind = r.next[victim as usize][d];
-            if behind != NO_SQUARE && !occupied.has(behind) {
-                return true;
-            }
+            !(r.no_reversal && came == d ^ 4) && self.can_jump_along(sq, d, occupied, capturable)
+        })
+    }
+
+    /// Whether a king on `sq` has a jump along `d` when `occupied` blocks and `capturable` may
+    /// be taken, after its first jump.
+    #[inline(always)]
+    fn can_jump_along(&self, sq: u8, d: usize, occupied: B, capturable: B) -> bool {
+        let r = self.rules;
+        let Some(targets) = self.later_targets(d, capturable) else {
+            return false;
+        };
+        let Some(victim) = r.king_victim(sq, d, occupied) else {
+            return false;
+        };
+        let behind = r.next[victim as usize][d];
+        targets.has(victim) && behind != NO_SQUARE && !occupied.has(behind)
+    }
+
+    /// The pieces of `capturable` a king may take along `d` after its first jump, if any.
+    #[inline(always)]
+    fn later_targets(&self, d: usize, capturable: B) -> Option<B> {
+        let r = self.rules;
+        if !r.kings_only[d] {
+            Some(capturable)
+        } else if r.targets_first_jump_only {
+            None
+        } else {
+            Some(capturable & self.enemy_kings)
         }
-        false
     }
 }
 
@@ -754,7 +762,23 @@ impl<B: Bits> Walk<'_, B> {
         if once.is_empty() {
             return;
         }
-        for &d in r.king_captures[self.us].as_slice() {
+        let dirs = r.king_captures[self.us].as_slice();
+        // Per direction, the squares from which a king goes on that way after a jump: the
+        // first piece it meets may be taken and has a free square behind it. The landings of
+        // a jump along `d` lie on the line of the piece it takes, which no other direction's
+        // line from them crosses: for them these hold as they are, but back along `d`. Found
+        // for all squares at once, they pay where a jump has several landings; a king that
+        // lands right behind its victim has about two landings a node, each looked at alone.
+        let fills = !r.landing_adjacent;
+        let mut onward = [B::ZERO; 8];
+        for &e in dirs.iter().filter(|_| fills) {
+            let e = e as usize;
+            if let Some(targets) = self.later_targets(e, node.capturable) {
+                let victims = targets & step(r, empty, e ^ 4);
+                onward[e] = run(r, victims, empty, e ^ 4);
+            }
+        }
+        for &d in dirs {
             let d = d as usize;
             let Some(targets) = self.targets(d, node) else {
                 continue;
@@ -768,6 +792,17 @@ impl<B: Bits> Walk<'_, B> {
             // behind it is free.
             let passed = sources | run(r, sources, empty, d);
             let victims = step(r, passed, d) & targets & step(r, empty, d ^ 4);
+            if victims.is_empty() {
+                continue;
+            }
+            let ahead = dirs
+                .iter()
+                .filter(|&&e| usize::from(e) != d ^ 4)
+                .fold(B::ZERO, |acc, &e| acc | onward[e as usize]);
+            // Back along `d` the 180° rule forbids going on, and under deferred removal the
+            // piece just taken blocks the line; otherwise the line runs on over its square, the
+            // same from every landing.
+            let back = !r.no_reversal && self.immediate;
             for victim in victims.squares() {
                 let bit = B::bit(victim);
                 let occupied = if self.immediate {
@@ -775,19 +810,29 @@ impl<B: Bits> Walk<'_, B> {
                 } else {
                     node.occupied
                 };
-                let capturable = node.capturable & !bit;
                 let landings = if r.landing_adjacent {
                     B::bit(r.next[victim as usize][d])
                 } else {
                     r.slide(victim, d, occupied)
                 };
-                let mut going_on = B::ZERO;
-                for landing in landings.squares() {
-                    self.jumps += 1;
-                    if self.can_jump(landing, d, occupied, capturable) {
-                        going_on |= B::bit(landing);
+                self.jumps += u64::from(landings.count());
+                let capturable = node.capturable & !bit;
+                let going_on = if fills {
+                    let ahead = landings & ahead;
+                    if back
+                        && ahead != landings
+                        && self.can_jump_along(victim, d ^ 4, occupied, capturable)
+                    {
+                        landings
+                    } else {
+                        ahead
                     }
-                }
+                } else {
+                    landings
+                        .squares()
+                        .filter(|&l| self.can_jump(l, d, occupied, capturable))
+                        .fold(B::ZERO, |acc, l| acc | B::bit(l))
+                };
                 self.arrive(node, victim, d, landings, going_on, next);
             }
         }

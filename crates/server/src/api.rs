@@ -234,7 +234,11 @@ impl AppState {
                 let mut next = guard.session.clone_box();
                 let claimed = authorize(next.as_mut(), &who, need)?;
                 let before = next.main_plies();
+                let line = next.main_line();
                 change(next.as_mut())?;
+                if !next.main_line().starts_with(&line) {
+                    may_rewrite(next.meta(), &who)?;
+                }
                 friend::after_change(next.as_mut(), before, now);
                 let moved = next.main_plies() != before;
                 let state = app.commit(&mut guard, next)?;
@@ -403,6 +407,25 @@ fn authorize(
     let secret = seats::new_secret();
     session.meta_mut().keys.set(free, seats::hash(&secret));
     Ok(vec![(free, secret)])
+}
+
+/// Checks that the request may change the game's moves other than by playing on (delete a
+/// move of the main line, or make a variation the main line): it must hold every seat that
+/// somebody holds, so that between two players neither takes back or replaces the other's
+/// moves alone. Variations stay open to either player.
+fn may_rewrite(meta: &Meta, who: &Presented) -> Result<(), ApiError> {
+    let held_by_others = controllers(meta)
+        .into_iter()
+        .filter(|&c| meta.keys.get(c).is_some() && !who.holds(&meta.keys, c))
+        .count();
+    if held_by_others == 0 {
+        return Ok(());
+    }
+    Err(ApiError::new(
+        StatusCode::FORBIDDEN,
+        "taking back or replacing the game's moves needs every player's seat: between two \
+         players neither may change the other's moves alone (variations are open to both)",
+    ))
 }
 
 pub fn now() -> String {

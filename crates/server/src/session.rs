@@ -251,6 +251,8 @@ pub trait Session: Send {
     fn main_over(&self) -> bool;
     /// The moves from the start to the current node, as full paths, and the line after it.
     fn moves_full(&self) -> (Vec<String>, Vec<String>);
+    /// The moves of the main line (the game itself), as full paths.
+    fn main_line(&self) -> Vec<String>;
     /// The whole tree as stored (JSON).
     fn tree_text(&self) -> String;
     /// The result at the node shown.
@@ -328,6 +330,12 @@ fn bad_node(node: usize) -> ApiError {
 }
 
 impl<B: Bits> GameSession<B> {
+    /// The move of node `n` (not the root) as a full path.
+    fn full(&self, n: usize) -> String {
+        let (_, shown) = self.tree.node(n).mv.as_ref().expect("a move node");
+        shown.full.clone()
+    }
+
     fn cursor(&self) -> usize {
         *self.path.last().expect("the path holds the root")
     }
@@ -1194,24 +1202,22 @@ impl<B: Bits> Session for GameSession<B> {
     }
 
     fn moves_full(&self) -> (Vec<String>, Vec<String>) {
-        let full = |n: usize| {
-            self.tree
-                .node(n)
-                .mv
-                .as_ref()
-                .expect("a move node")
-                .1
-                .full
-                .clone()
-        };
-        let played = self.path[1..].iter().map(|&n| full(n)).collect();
+        let played = self.path[1..].iter().map(|&n| self.full(n)).collect();
         let redo = self
             .tree
             .continuation(self.cursor())
             .into_iter()
-            .map(full)
+            .map(|n| self.full(n))
             .collect();
         (played, redo)
+    }
+
+    fn main_line(&self) -> Vec<String> {
+        self.tree
+            .continuation(0)
+            .into_iter()
+            .map(|n| self.full(n))
+            .collect()
     }
 
     fn tree_text(&self) -> String {

@@ -178,6 +178,90 @@ async fn the_engine_moves_a_persons_side_only_for_that_person() {
     s.stop().await;
 }
 
+/// Between two players neither may take back or replace the other's moves: deleting a move of
+/// the main line, or making a variation the main line, needs every player's seat (issue 10,
+/// item 4: each seat is controlled only by its holder; item 5: nothing acknowledged is lost).
+/// Variations stay open to both, and one person holding both seats may still rewrite.
+#[tokio::test]
+async fn neither_player_takes_back_or_replaces_the_others_moves() {
+    let s = TestServer::start(temp_db("friend-rewrite"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "a6-a5").await.0, 200);
+    let at = |path: &str| s.url(&format!("/api/games/{}/{path}", f.id));
+    // White alone cannot delete Black's move, nor Black White's.
+    for (secret, node) in [(&f.white, 2), (&f.black, 1)] {
+        let (status, body) = post_as(&c, &at("delete"), Some(secret), json!({"node": node})).await;
+        assert_eq!(status, 403, "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("every player's seat"),
+            "{body}"
+        );
+    }
+    // White may analyse another reply for Black (a variation), not make it the game's move.
+    let (status, state) = post_as(
+        &c,
+        &at("move"),
+        Some(&f.white),
+        json!({"move": "h6-h5", "from": 1}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    let variation = state["tree"]["current"].as_u64().unwrap();
+    for main in [false, true] {
+        let (status, body) = post_as(
+            &c,
+            &at("promote"),
+            Some(&f.white),
+            json!({"node": variation, "main": main}),
+        )
+        .await;
+        assert_eq!(status, 403, "{body}");
+    }
+    // The variation itself is White's to delete.
+    let (status, state) = post_as(
+        &c,
+        &at("delete"),
+        Some(&f.white),
+        json!({"node": variation}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.contains("1. a3-a4 a6-a5 *"), "{text}");
+    // One person playing both sides (both secrets) takes moves back as before.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "white": "human", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let both = format!(
+        "{},{}",
+        created["seats"]["white"].as_str().unwrap(),
+        created["seats"]["black"].as_str().unwrap()
+    );
+    assert_eq!(mv(&c, &s, id, &both, "a3-a4").await.0, 200);
+    assert_eq!(mv(&c, &s, id, &both, "a6-a5").await.0, 200);
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/delete")),
+        Some(&both),
+        json!({"node": 2}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["tree"]["main_end"], 1, "{state}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn resignation_is_stored_and_exported() {
     let db = temp_db("friend-resign");

@@ -205,6 +205,11 @@ impl<B: Bits> Rules<B> {
         &self.variant
     }
 
+    /// Whether only the most valuable captures are legal (the majority rule).
+    pub fn majority(&self) -> bool {
+        self.majority
+    }
+
     /// Shared handle to the variant.
     pub fn variant_arc(&self) -> Arc<Variant> {
         self.variant.clone()

@@ -1526,18 +1526,14 @@ mod tests {
 
     use super::*;
     use crate::movegen::sink::ListSink;
-    use crate::movegen::testing::crowded;
+    use crate::movegen::testing::{all_variants, crowded};
     use crate::mv::Move;
-    use crate::Catalogue;
 
     /// The variants whose listings may go by left-out sets: the majority rule, and deferred
     /// removal or kings that make short leaps (for which both removals are one).
     fn deferred_majority() -> Vec<Rules<u128>> {
-        let catalogue = Catalogue::builtin();
-        catalogue
-            .ids()
+        all_variants()
             .into_iter()
-            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
             .filter(|r| r.majority && !r.removal_changes_captures())
             .collect()
     }
@@ -1562,13 +1558,8 @@ mod tests {
     /// from which no end not yet listed can be reached) against the enumerating walk.
     #[test]
     fn targeted_walks_list_what_the_enumerating_walk_lists() {
-        let catalogue = Catalogue::builtin();
-        let variants: Vec<Rules<u128>> = catalogue
-            .ids()
-            .into_iter()
-            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
-            .filter(|r| r.majority)
-            .collect();
+        let variants: Vec<Rules<u128>> =
+            all_variants().into_iter().filter(|r| r.majority).collect();
         let mut targeted = [0; 2];
         for seed in 0..6000u64 {
             // Every other position with a targeted walk that hands over to the layered walk

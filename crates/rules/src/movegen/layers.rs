@@ -922,14 +922,14 @@ impl<B: Bits> Walk<'_, B> {
     /// The pieces a king of `node` may take along `d`, if any way.
     #[inline(always)]
     fn targets(&self, d: usize, node: &Node<B>) -> Option<B> {
-        let r = self.rules;
-        if !r.kings_only[d] {
-            return Some(node.capturable);
+        if node.taken > 0 {
+            return self.later_targets(d, node.capturable);
         }
-        if r.targets_first_jump_only && node.taken > 0 {
-            return None;
-        }
-        Some(node.capturable & self.enemy_kings)
+        Some(if self.rules.kings_only[d] {
+            node.capturable & self.enemy_kings
+        } else {
+            node.capturable
+        })
     }
 
     /// The jump over `victim` along `d` from `node`, landing on `landings`, going on from
@@ -1128,8 +1128,7 @@ mod tests {
 
     use super::*;
     use crate::movegen::capture::{capturing, generate_captures, Walk as CaptureWalk};
-    use crate::movegen::testing::crowded;
-    use crate::Catalogue;
+    use crate::movegen::testing::{all_variants, crowded};
 
     /// Every capture handed over, with its value (and, where the sink asks for routes, its
     /// route): none is dropped or merged.
@@ -1191,16 +1190,6 @@ mod tests {
         }
     }
 
-    /// Every variant, as boards of 128 squares.
-    fn variants() -> Vec<Rules<u128>> {
-        let catalogue = Catalogue::builtin();
-        catalogue
-            .ids()
-            .into_iter()
-            .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
-            .collect()
-    }
-
     /// Every capture sequence of `pos` by the enumerating walk, if it is done within a second.
     fn enumerated<const ROUTES: bool>(
         rules: &Rules<u128>,
@@ -1230,7 +1219,7 @@ mod tests {
     /// variant says.
     #[test]
     fn layered_walks_list_what_the_enumerating_walk_lists() {
-        let variants = variants();
+        let variants = all_variants();
         let (mut kings, mut men, mut big, mut crowned) = (0, 0, 0, 0);
         for seed in 0..3000u64 {
             let rules = &variants[seed as usize % variants.len()];
@@ -1302,7 +1291,7 @@ mod tests {
     /// the walk is given back to the merged walk.
     #[test]
     fn layered_routes_are_routes_the_enumerating_walk_walks() {
-        let variants: Vec<_> = variants()
+        let variants: Vec<_> = all_variants()
             .into_iter()
             .filter(|rules| rules.majority)
             .collect();

@@ -4,6 +4,17 @@ use crate::bitboard::Bits;
 use crate::color::Color;
 use crate::position::Position;
 use crate::rules::Rules;
+use crate::Catalogue;
+
+/// Every variant of the catalogue, as boards of 128 squares.
+pub(crate) fn all_variants() -> Vec<Rules<u128>> {
+    let catalogue = Catalogue::builtin();
+    catalogue
+        .ids()
+        .into_iter()
+        .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+        .collect()
+}
 
 /// A king or two of White among `enemies` black pieces, some of them kings, on random squares.
 pub(crate) fn crowded(rules: &Rules<u128>, seed: u64, enemies: usize) -> Position<u128> {

@@ -18,11 +18,10 @@ use rand::RngExt;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use tokio::sync::broadcast;
-use tokio_stream::wrappers::BroadcastStream;
 use tokio_stream::StreamExt;
 
 use crate::error::ApiError;
+use crate::events::Events;
 use crate::friend;
 use crate::games::{Games, Shared};
 use crate::import;
@@ -68,12 +67,37 @@ pub const MAX_FEN: usize = 4096;
 /// Longest PDN text an import may send.
 pub const MAX_PDN: usize = 512 * 1024;
 
+/// A request's place in the loads of one game (`AppState::game`): the last one out, even a
+/// request that went away, takes the game's entry away.
+struct Gate<'a> {
+    app: &'a AppState,
+    id: &'a str,
+    turn: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Drop for Gate<'_> {
+    fn drop(&mut self) {
+        let mut loading = self.app.loading.lock().unwrap_or_else(|e| e.into_inner());
+        // Let go under the map's lock, under which the others take theirs: the last one out
+        // sees the map's alone.
+        drop(std::mem::take(&mut self.turn));
+        if loading
+            .get(self.id)
+            .is_some_and(|g| Arc::strong_count(g) == 1)
+        {
+            loading.remove(self.id);
+        }
+    }
+}
+
 /// Shared by every request.
 pub struct AppState {
     pub catalogue: Catalogue,
     pub store: Arc<Store>,
     games: Games,
-    events: Mutex<HashMap<String, broadcast::Sender<(String, Value)>>>,
+    pub(crate) events: Events,
+    /// Per game being read from the store: its load, which the others asking for it wait for.
+    loading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Move generation, imports, database writes.
     pub(crate) work: Pool,
     /// Engine searches (`--searches`).
@@ -93,7 +117,8 @@ impl AppState {
             catalogue,
             store: Arc::new(store),
             games: Games::new(settings.idle_game, settings.max_games),
-            events: Mutex::new(HashMap::new()),
+            events: Events::default(),
+            loading: Mutex::default(),
             work: Pool::new("work", settings.work_threads, MAX_WAITING, MAX_WAIT),
             searches: Pool::new("engine searches", settings.searches, MAX_WAITING, MAX_WAIT),
             reviews: Default::default(),
@@ -122,26 +147,12 @@ impl AppState {
     /// Drops idle games from memory (and the event channels nobody listens to).
     pub fn evict_idle(&self) -> usize {
         let gone = self.games.evict_idle();
-        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        events.retain(|id, tx| tx.receiver_count() > 0 || self.games.contains(id));
+        self.events.retain(|id| self.games.contains(id));
         gone
     }
 
     pub fn idle_time(&self) -> Duration {
         self.games.idle_time()
-    }
-
-    fn sender(&self, id: &str) -> broadcast::Sender<(String, Value)> {
-        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        events
-            .entry(id.to_string())
-            .or_insert_with(|| broadcast::channel(64).0)
-            .clone()
-    }
-
-    pub(crate) fn publish(&self, id: &str, kind: &str, data: Value) {
-        // Nobody listening is fine.
-        let _ = self.sender(id).send((kind.to_string(), data));
     }
 
     pub(crate) fn variant(&self, id: &str) -> Result<Variant, ApiError> {
@@ -155,6 +166,24 @@ impl AppState {
         if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
             return Err(ApiError::not_found(format!("no game `{id}`")));
         }
+        if let Some(slot) = self.games.get(id) {
+            return Ok(slot);
+        }
+        // One load of a game at a time: the requests that ask for it meanwhile wait for that
+        // one (each made its own, and a game slow to replay tied up every worker thread).
+        let gate = Gate {
+            app: self,
+            id,
+            turn: {
+                let mut loading = self.loading.lock().unwrap_or_else(|e| e.into_inner());
+                loading.entry(id.to_string()).or_default().clone()
+            },
+        };
+        let _turn = gate.turn.lock().await;
+        self.load(id).await
+    }
+
+    async fn load(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
         for _ in 0..3 {
             if let Some(slot) = self.games.get(id) {
                 return Ok(slot);
@@ -265,7 +294,7 @@ impl AppState {
         guard.state = None;
         let state = Arc::new(state_value(guard.session.as_ref())?);
         guard.state = Some(state.clone());
-        self.publish(id_of(guard.session.as_ref()), "state", (*state).clone());
+        self.events.state(id_of(guard.session.as_ref()), &state);
         Ok((*state).clone())
     }
 
@@ -1174,12 +1203,12 @@ async fn think(
             cancel.clone(),
         )
     };
-    let sender = app.sender(id);
+    let progress = app.events.progress_sender(id);
     app.searches
         .run(Some(cancel), move || {
             job(&mut |mut info| {
                 info["node"] = json!(node);
-                let _ = sender.send(("info".to_string(), info));
+                progress.send("info", &info);
             })
         })
         .await
@@ -1339,14 +1368,12 @@ pub async fn events(
     app.game(&id).await?;
     app.check_flag(&id).await?;
     // Subscribe first, so that no change between the first state and the stream is missed.
-    let receiver = app.sender(&id).subscribe();
+    let updates = app
+        .events
+        .subscribe(&id)
+        .map(|(kind, data)| Ok(Event::default().event(kind).data(&*data)));
     let first = shown_state(&app, &id).await?.to_string();
     let initial = tokio_stream::once(Ok(Event::default().event("state").data(first)));
-    let updates = BroadcastStream::new(receiver).filter_map(|item| {
-        // A slow listener that missed messages just gets the next ones.
-        item.ok()
-            .map(|(kind, data)| Ok(Event::default().event(kind).data(data.to_string())))
-    });
     Ok(Sse::new(initial.chain(updates)).keep_alive(KeepAlive::default()))
 }
 

@@ -5,6 +5,7 @@
 mod api;
 mod atlas;
 mod error;
+mod events;
 mod friend;
 mod games;
 mod guard;

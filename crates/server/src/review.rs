@@ -138,10 +138,10 @@ pub async fn start(
             },
         );
     }
-    app.publish(
+    app.events.progress(
         &id,
         "review",
-        json!({"status": "queued", "done": 0, "total": total}),
+        &json!({"status": "queued", "done": 0, "total": total}),
     );
     let options = Options {
         budget: Budget::Time(Duration::from_secs_f64(time)),
@@ -159,19 +159,19 @@ pub async fn start(
             .searches
             .run(None, move || {
                 let (app, id) = (work_app, work_id);
-                app.publish(
+                app.events.progress(
                     &id,
                     "review",
-                    json!({"status": "running", "done": 0, "total": total}),
+                    &json!({"status": "running", "done": 0, "total": total}),
                 );
                 let result = review_game(variant, &game, &options, &stopper, &mut |p| {
                     if let Some(r) = app.reviews.map().get_mut(&id) {
                         r.done = p.done;
                     }
-                    app.publish(
+                    app.events.progress(
                         &id,
                         "review",
-                        json!({
+                        &json!({
                             "status": "running", "done": p.done, "total": p.total,
                             "eval": p.eval, "ply": p.ply,
                         }),
@@ -197,7 +197,7 @@ pub async fn start(
             Ok(Ended::Failed(e)) => json!({"status": "failed", "error": e}),
             Err(e) => json!({"status": "failed", "error": e.message}),
         };
-        app.publish(&id, "review", event);
+        app.events.progress(&id, "review", &event);
     });
     Ok((
         StatusCode::ACCEPTED,

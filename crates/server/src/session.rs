@@ -278,11 +278,48 @@ struct GameSession<B: Bits> {
     tree: Tree<Played<B>>,
     /// The tree's nodes from the root to the current node (one more than the game's moves).
     path: Vec<usize>,
-    /// The last position whose moves were listed to admit it (a start, a move played), with
-    /// them: the state shown next and the move played next need them again, and a position
-    /// built to be slow lists in most of a second.
-    last_listed: Option<(Position<B>, Listing<B>)>,
+    /// The positions whose moves were listed last (a start, a move played, a position shown),
+    /// with them: the state shown next and the moves played next need them again, and a
+    /// position built to be slow lists in most of a second.
+    listings: Listings<B>,
+    /// The time taken to list the moves of the positions the game's moves entered, in all since
+    /// it was opened (its replay included): about what reopening it takes.
+    listing_spent: Duration,
 }
+
+/// The most positions whose moves a game keeps (`Listings`).
+const LISTINGS_KEPT: usize = 16;
+
+/// The listings of a game's last positions, shared by its copies (a change works on a copy,
+/// and a listing is the same whichever copy made it).
+#[derive(Clone, Default)]
+struct Listings<B: Bits>(Arc<std::sync::Mutex<Kept<B>>>);
+
+/// The positions kept, the oldest first.
+type Kept<B> = std::collections::VecDeque<(Position<B>, Listing<B>)>;
+
+impl<B: Bits> Listings<B> {
+    fn get(&self, pos: &Position<B>) -> Option<Listing<B>> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.iter()
+            .find(|(at, _)| at == pos)
+            .map(|(_, moves)| Arc::clone(moves))
+    }
+
+    fn put(&self, pos: Position<B>, moves: Listing<B>) {
+        let mut kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        kept.retain(|(at, _)| *at != pos);
+        if kept.len() >= LISTINGS_KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((pos, moves));
+    }
+}
+
+/// The time a game's positions may take to list in all before it takes no new move (a game is
+/// replayed when it is opened again, each position within `MOVE_LIST_TIME`): real games list
+/// in milliseconds; only a game built from positions made to be slow comes near.
+pub const MAX_GAME_LISTING: Duration = Duration::from_secs(10);
 
 /// A position's legal moves, shared between what admitted it and what shows it.
 type Listing<B> = Arc<Vec<MoveDetail<B>>>;
@@ -426,41 +463,46 @@ impl<B: Bits> GameSession<B> {
                 "a game may have at most {MAX_NODES} moves in all its lines"
             )));
         }
+        let most = limits().1;
+        if !recorded && self.listing_spent > most {
+            return Err(ApiError::unprocessable(format!(
+                "the positions of this game took {:.1} s to list in all, more than the {} s a \
+                 game may take to open again; start a new game from this position",
+                self.listing_spent.as_secs_f64(),
+                most.as_secs_f64()
+            )));
+        }
         let detail = legal.iter().find(|d| d.mv == mv).ok_or_else(|| {
             ApiError::internal(format!("`{text}` parsed to a move not in the list"))
         })?;
         // The game's positions are shown with their moves: one whose moves cannot be listed in
         // time is not played into.
         let after = pos.play(&mv);
+        let began = Instant::now();
         let next =
             listed(rules, &after, deadline).map_err(|e| e.context(&format!("after `{text}`")))?;
+        self.listing_spent += began.elapsed();
         let g = &rules.variant().geometry;
         let shown = move_json(g, detail, format_detail(g, detail, &legal));
         let node = self.tree.add(at, (mv, shown));
         self.game.play_unchecked(&mv);
         self.path.push(node);
-        self.last_listed = Some((after, Arc::new(next)));
+        self.listings.put(after, Arc::new(next));
         Ok(node)
     }
 
-    /// The legal moves of the current position within `deadline`: those listed when it was
-    /// entered, if it is the last position entered.
+    /// The legal moves of the current position within `deadline` (those listed before, if
+    /// they are kept).
     fn listed_here(&mut self, deadline: Instant) -> Result<Listing<B>, ApiError> {
         let pos = *self.game.position();
-        if let Some(moves) = self.listed_at(&pos) {
+        if let Some(moves) = self.listings.get(&pos) {
             return Ok(moves);
         }
+        let began = Instant::now();
         let moves = Arc::new(listed(self.game.rules(), &pos, deadline)?);
-        self.last_listed = Some((pos, Arc::clone(&moves)));
+        self.listing_spent += began.elapsed();
+        self.listings.put(pos, Arc::clone(&moves));
         Ok(moves)
-    }
-
-    /// The moves of `pos` if it is the last position whose moves were listed.
-    fn listed_at(&self, pos: &Position<B>) -> Option<Listing<B>> {
-        self.last_listed
-            .as_ref()
-            .filter(|(at, _)| at == pos)
-            .map(|(_, moves)| Arc::clone(moves))
     }
 
     fn new(
@@ -475,20 +517,22 @@ impl<B: Bits> GameSession<B> {
             parse_fen(g, &meta.start_fen).map_err(|e| ApiError::unprocessable(e.to_string()))?;
         let start = Position::from_setup(&rules, &setup)
             .map_err(|e| ApiError::unprocessable(e.to_string()))?;
-        // One bound for the whole replay: a stored or imported game is one request.
-        let deadline = listing_deadline();
         let mut session = GameSession {
             meta,
             game: Game::from_position(rules, start),
             tree: Tree::new(),
             path: vec![0],
-            last_listed: None,
+            listings: Listings::default(),
+            listing_spent: Duration::ZERO,
         };
+        // Each position is checked within the bound of the request that played it (one bound
+        // for the whole replay failed to reopen a game whose every move had been accepted: a
+        // dozen moves from a position that lists in 0.7 s), and listed once while it is kept.
         session
-            .listed_here(deadline)
+            .listed_here(listing_deadline())
             .map_err(|e| e.context("the start position"))?;
         if let Some(stored) = stored {
-            session.load_tree(stored, deadline)?;
+            session.load_tree(stored)?;
             return Ok(session);
         }
         if moves.len() + redo.len() > MAX_PLIES {
@@ -498,14 +542,16 @@ impl<B: Bits> GameSession<B> {
         // The undone moves (stored in playing order) go on the same line.
         let mut at = 0;
         for (i, text) in moves.iter().chain(redo).enumerate() {
-            at = session.play_as(at, text, true, deadline).map_err(|e| {
-                let which = if i < moves.len() {
-                    format!("move {}", i + 1)
-                } else {
-                    format!("undone move {}", i + 1 - moves.len())
-                };
-                e.context(&format!("{which} (`{text}`)"))
-            })?;
+            at = session
+                .play_as(at, text, true, listing_deadline())
+                .map_err(|e| {
+                    let which = if i < moves.len() {
+                        format!("move {}", i + 1)
+                    } else {
+                        format!("undone move {}", i + 1 - moves.len())
+                    };
+                    e.context(&format!("{which} (`{text}`)"))
+                })?;
         }
         let current = session.tree.path(at)[moves.len()];
         session.go(current)?;
@@ -514,7 +560,7 @@ impl<B: Bits> GameSession<B> {
 
     /// Rebuilds a stored tree, checking it like a request: each parent before its children,
     /// each move legal where it stands, no move twice after the same node.
-    fn load_tree(&mut self, stored: StoredTree, deadline: Instant) -> Result<(), ApiError> {
+    fn load_tree(&mut self, stored: StoredTree) -> Result<(), ApiError> {
         if stored.nodes.len() >= MAX_NODES {
             return Err(ApiError::unprocessable(format!(
                 "the tree has {} moves, more than {MAX_NODES}",
@@ -532,7 +578,7 @@ impl<B: Bits> GameSession<B> {
                 )));
             }
             let got = self
-                .play_as(n.parent, &n.mv, true, deadline)
+                .play_as(n.parent, &n.mv, true, listing_deadline())
                 .map_err(context)?;
             if got != id {
                 return Err(context(ApiError::unprocessable(
@@ -829,7 +875,25 @@ fn listed<B: Bits>(
 
 /// The end of the time a request may spend listing the moves of the positions it plays.
 fn listing_deadline() -> Instant {
-    Instant::now() + MOVE_LIST_TIME
+    Instant::now() + limits().0
+}
+
+/// `MOVE_LIST_TIME` and `MAX_GAME_LISTING`.
+#[cfg(not(test))]
+fn limits() -> (Duration, Duration) {
+    (MOVE_LIST_TIME, MAX_GAME_LISTING)
+}
+
+// Tests set small limits, to see them reached by positions that list in milliseconds.
+#[cfg(test)]
+thread_local! {
+    static LIMITS_IN_TESTS: std::cell::Cell<(Duration, Duration)> =
+        const { std::cell::Cell::new((MOVE_LIST_TIME, MAX_GAME_LISTING)) };
+}
+
+#[cfg(test)]
+fn limits() -> (Duration, Duration) {
+    LIMITS_IN_TESTS.with(|l| l.get())
 }
 
 /// `listing_deadline` for the notation library's replays (an import's inference and replay).
@@ -971,8 +1035,11 @@ impl<B: Bits> Session for GameSession<B> {
         let legal_details = if outcome.is_some() {
             Arc::new(Vec::new())
         } else {
-            self.listed_at(pos)
-                .unwrap_or_else(|| Arc::new(rules.legal_moves_detailed(pos, Duplicates::Merge)))
+            self.listings.get(pos).unwrap_or_else(|| {
+                let moves = Arc::new(rules.legal_moves_detailed(pos, Duplicates::Merge));
+                self.listings.put(*pos, Arc::clone(&moves));
+                moves
+            })
         };
         let legal: Vec<MoveJson> = legal_details
             .iter()
@@ -1498,6 +1565,50 @@ mod tests {
         game.play("33-29").unwrap();
         game.goto(1).unwrap();
         assert_eq!(shown(game.as_ref()), after, "back on the first line");
+    }
+
+    /// A game whose every move was accepted opens again: each position within the bound its
+    /// request had. Here 47 variations from a position that lists in some 20 ms, under a bound
+    /// of 150 ms: the replay of them all, once bounded as one request (and listing that
+    /// position again before each), went past it and the game could not be opened.
+    #[test]
+    fn a_game_of_accepted_moves_opens_again() {
+        LIMITS_IN_TESTS.with(|l| l.set((Duration::from_millis(150), MAX_GAME_LISTING)));
+        let variant = Catalogue::builtin().get("universal").unwrap();
+        let mut game = open(variant.clone(), meta("universal", SLOW), &[], &[], None).unwrap();
+        let moves: Vec<String> = game.state().legal.iter().map(|m| m.full.clone()).collect();
+        assert!(moves.len() > 40, "{}", moves.len());
+        for mv in &moves {
+            game.play_at(0, mv).unwrap();
+        }
+        let tree = game.tree_text();
+        let again = open(variant, game.meta().clone(), &[], &[], Some(&tree));
+        LIMITS_IN_TESTS.with(|l| l.set((MOVE_LIST_TIME, MAX_GAME_LISTING)));
+        let again = again.unwrap();
+        assert_eq!(again.tree_text(), tree);
+    }
+
+    /// A game whose positions took more than `MAX_GAME_LISTING` to list in all takes no new
+    /// move (it would take that long to open again); moves already there can be followed.
+    #[test]
+    fn a_game_slow_to_reopen_takes_no_new_move() {
+        let variant = Catalogue::builtin().get("universal").unwrap();
+        let mut game = open(variant, meta("universal", SLOW), &[], &[], None).unwrap();
+        let moves: Vec<String> = game.state().legal.iter().map(|m| m.full.clone()).collect();
+        game.play_at(0, &moves[0]).unwrap();
+        // Listing the start alone took more than a microsecond.
+        LIMITS_IN_TESTS.with(|l| l.set((MOVE_LIST_TIME, Duration::from_micros(1))));
+        let refused = game.play_at(0, &moves[1]);
+        let followed = game.play_at(0, &moves[0]);
+        LIMITS_IN_TESTS.with(|l| l.set((MOVE_LIST_TIME, MAX_GAME_LISTING)));
+        let refused = refused.unwrap_err();
+        assert_eq!(refused.status, axum::http::StatusCode::UNPROCESSABLE_ENTITY);
+        assert!(
+            refused.message.contains("to list in all"),
+            "{}",
+            refused.message
+        );
+        followed.unwrap();
     }
 
     #[test]

@@ -73,11 +73,30 @@ fn split(text: &str) -> Vec<String> {
     text.split_whitespace().map(str::to_string).collect()
 }
 
-/// `<db>.lock`, beside the database.
+/// `<db>.lock`, beside the database (its path with every symbolic link resolved).
 pub fn lock_path(db: &Path) -> PathBuf {
+    let db = resolved(db);
     let mut name = db.file_name().unwrap_or_default().to_os_string();
     name.push(".lock");
     db.with_file_name(name)
+}
+
+/// The database's path with every symbolic link resolved, so that two names of one file take
+/// one lock (a second server given a symbolic link to the first one's database ran beside it,
+/// and each overwrote the other's acknowledged moves). A file not created yet: its folder
+/// resolved, its name kept.
+fn resolved(db: &Path) -> PathBuf {
+    if let Ok(path) = std::fs::canonicalize(db) {
+        return path;
+    }
+    let folder = match db.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(folder), db.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => db.to_path_buf(),
+    }
 }
 
 impl Store {

@@ -68,6 +68,27 @@ async fn a_second_server_on_the_same_database_is_refused() {
     again.stop().await;
 }
 
+/// Another name of the same file is the same database: a symbolic link to it is refused too
+/// (it was not: both servers ran, and a move acknowledged by one was lost to the other's save).
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_server_on_a_link_to_the_database_is_refused() {
+    let db = temp_db("linked");
+    let link = temp_db("link-to-linked");
+    let first = TestServer::start(db.clone(), 1).await;
+    std::os::unix::fs::symlink(&db, &link).unwrap();
+    let second =
+        damspel_server::Server::bind(damspel_rules::Catalogue::builtin(), config(link.clone(), 1))
+            .await;
+    let message = match second {
+        Ok(_) => panic!("a second server started on a link to the database"),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("another damspel server"), "{message}");
+    first.stop().await;
+    let _ = std::fs::remove_file(&link);
+}
+
 /// A stopped server frees its database at once, even when a search was still running and its
 /// request outlived the shutdown grace: the search is stopped and waited for. (It was left
 /// running, holding the database's lock, so that a server started next in the same process was

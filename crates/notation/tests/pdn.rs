@@ -14,8 +14,8 @@ use crate::common::{AnyRules, Rng};
 use std::sync::OnceLock;
 
 use damspel_notation::pdn::{
-    read_game, read_result, write_result, GameResult, PdnError, PdnErrorKind, PdnGame, PdnRead,
-    MAX_DEPTH, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
+    read_file, read_game, read_result, read_text, write_result, GameResult, PdnError, PdnErrorKind,
+    PdnGame, PdnRead, ReadLimits, MAX_DEPTH, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
 };
 use damspel_notation::{format_move, parse_fen, parse_move, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Move, Position, Rules};
@@ -362,6 +362,15 @@ proptest! {
         each!(&all_rules()[0], |rules| import(rules, &text))?;
     }
 
+    /// A whole file: bad games are reported and reading goes on past them, from any byte
+    /// (a file starting with `é` panicked: the reader went on from inside the character).
+    #[test]
+    fn arbitrary_files(text in any::<String>(), bytes in prop::collection::vec(any::<u8>(), 0..64)) {
+        for file in [read_text(&text, &ReadLimits::default()), read_file(&bytes).unwrap()] {
+            prop_assert!(file.games.len() + file.errors.len() <= text.len().max(bytes.len()) + 1);
+        }
+    }
+
     #[test]
     fn pdn_alphabet_strings(text in "[\\[\\]{}()%$\"\\\\ \n0-9a-hxX:*/.!?-]{0,80}") {
         each!(&all_rules()[0], |rules| import(rules, &text))?;
@@ -403,6 +412,16 @@ fn kind_of(text: &str) -> PdnErrorKind {
 
 /// A game longer than `MAX_GAME_LEN` bytes is refused at the cap (the rest is not scanned),
 /// whatever makes it long.
+/// A file whose first character is not ASCII is one unreadable game (it panicked).
+#[test]
+fn a_file_that_starts_inside_no_game_is_one_error() {
+    for text in ["é\n", "€ 1. 32-28 *", "\u{feff}ж"] {
+        let file = read_text(text, &ReadLimits::default());
+        assert!(file.games.is_empty(), "{text}");
+        assert_eq!(file.errors.len(), 1, "{text}");
+    }
+}
+
 #[test]
 fn a_game_past_the_length_cap_is_refused() {
     let big = MAX_GAME_LEN + 10;

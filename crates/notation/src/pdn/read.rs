@@ -286,7 +286,11 @@ pub fn read_text(text: &str, limits: &ReadLimits) -> PdnFile {
                 let line = lines.line_of(text, start);
                 let error_line = lines.line_of(text, error.offset.min(text.len()));
                 let had_tags = !parser.game.tags.is_empty();
-                let from = error.offset.clamp(at + 1, text.len());
+                let mut from = error.offset.clamp(at + 1, text.len());
+                // Past the character the error is in (`at + 1` may fall inside one).
+                while !text.is_char_boundary(from) {
+                    from += 1;
+                }
                 file.errors.push(GameError {
                     number: file.count() + 1,
                     line,

@@ -725,3 +725,25 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     assert!(hub.close().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A changed parameter and `init` sent while a search runs wait for it, then rebuild the
+/// engine, which goes on answering. (That `init` was counted off twice, once when it waited and
+/// once when it was run: the desk then held 2^64 commands waiting and dropped every later one,
+/// `go` included, for good.)
+#[test]
+fn init_with_new_parameters_during_a_search_leaves_the_engine_working() {
+    let mut hub = Hub::start();
+    hub.handshake();
+    hub.send("set-param name=hash value=8");
+    hub.send("level depth=2");
+    hub.send("go think");
+    hub.send("init");
+    let lines = hub.until(|l| l == "ready", Duration::from_secs(30));
+    assert!(lines.iter().any(|l| l.starts_with("done")), "{lines:?}");
+    hub.send(&format!("pos pos={START}"));
+    let lines = hub.think("level depth=1");
+    assert!(lines.iter().all(|l| !l.starts_with("error")), "{lines:?}");
+    assert!(value(lines.last().unwrap(), "move").is_some(), "{lines:?}");
+    assert_eq!(hub.ping(), ["pong"]);
+    assert!(hub.close().success());
+}

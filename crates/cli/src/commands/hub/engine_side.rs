@@ -29,9 +29,11 @@ const FALLBACK_HASH_MB: usize = 64;
 /// How a session ended.
 enum End {
     Closed,
-    Reinit(Params),
+    /// Rebuild the engine (`init` with new parameters); `true` while the desk still counts
+    /// that command as in hand (not when it waited for a search and came back from it).
+    Reinit(Params, bool),
     /// The variant was inferred from a position: rebuild silently, then run these commands.
-    Switch(Params, Vec<Command>),
+    Switch(Params, Vec<Command>, bool),
 }
 
 /// Runs until the desk goes (the program ends with the desk, so this only returns if the
@@ -49,11 +51,13 @@ pub(super) fn run(
         shared,
     };
     let mut setup = Setup::new(identity.clone());
-    let Some(mut start) = side.wait_for_init(&mut setup) else {
+    let Some((params, announce, pending)) = side.wait_for_init(&mut setup) else {
         return;
     };
+    // The command that asked for `init` stays in hand until the engine is built.
+    let mut start = (params, announce, pending, true);
     loop {
-        let (params, announce, pending) = start;
+        let (params, announce, pending, in_hand) = start;
         let variant = match catalogue.get(&params.variant) {
             Ok(v) => v,
             Err(e) => {
@@ -67,12 +71,13 @@ pub(super) fn run(
             &identity,
             params,
             announce,
-            pending
+            pending,
+            in_hand
         ));
         match end {
             End::Closed => return,
-            End::Reinit(params) => start = (params, true, vec![]),
-            End::Switch(params, pending) => start = (params, false, pending),
+            End::Reinit(params, in_hand) => start = (params, true, vec![], in_hand),
+            End::Switch(params, pending, in_hand) => start = (params, false, pending, in_hand),
         }
     }
 }
@@ -167,6 +172,7 @@ impl Side {
         mut params: Params,
         announce: bool,
         pending: Vec<Command>,
+        mut in_hand: bool,
     ) -> End {
         let mut engine = Some(self.build_engine(&rules, &mut params));
         // The `level` parameter (checked by the protocol: 1 to 8), and the seed of its draws.
@@ -180,8 +186,9 @@ impl Side {
         if announce {
             actions.push_front(Action::Reply(Response::Ready));
         }
-        // The command that asked for `init` (counted by the desk) is still in hand.
-        let mut in_hand = true;
+        // `in_hand`: the command that asked for this engine is still counted by the desk (it
+        // was counted off already if it waited for a search: counting it off again made the
+        // desk believe 2^64 commands were waiting, and drop every one after).
         loop {
             while let Some(action) = actions.pop_front() {
                 match action {
@@ -217,11 +224,11 @@ impl Side {
                     Action::Reinit(params) => {
                         // Free this engine's table before the next one is allocated.
                         drop(engine.take());
-                        return End::Reinit(params);
+                        return End::Reinit(params, in_hand);
                     }
                     Action::Switch { params, pending } => {
                         drop(engine.take());
-                        return End::Switch(params, pending);
+                        return End::Switch(params, pending, in_hand);
                     }
                     // The desk handles `quit` itself.
                     Action::Quit => {}

@@ -11,7 +11,7 @@
 //! killed and started again for the next game.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::marker::PhantomData;
 use std::process::{Child, ChildStdin, Command as Process, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -24,6 +24,13 @@ use damspel_protocol::hub::{
 use damspel_rules::{Bits, Game, Move};
 
 use crate::player::{Forfeit, Player};
+
+/// The longest line read from an engine (as `damspel hub` reads its GUI's): an engine that
+/// wrote an endless line (`cat /dev/zero`) grew the match by 450 MB a second.
+const MAX_LINE: usize = 1 << 20;
+
+/// The most kept of a line the engine writes on stderr.
+const MAX_STDERR_LINE: usize = 4096;
 
 /// Time allowed for `hub` … `wait` and for `init` … `ready`.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -81,7 +88,8 @@ pub fn engine_variant_name(id: &str, values: &[String]) -> Option<String> {
 struct Engine {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    /// The engine's lines (`Err`: one longer than `MAX_LINE`, after which nothing is read).
+    lines: Receiver<Result<String, usize>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -100,17 +108,25 @@ impl Engine {
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
-        let (tx, lines) = mpsc::channel();
+        // Bounded: an engine that writes faster than the match reads waits for it.
+        let (tx, lines) = mpsc::sync_channel(1024);
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
                 buf.clear();
-                match reader.read_until(b'\n', &mut buf) {
+                match (&mut reader)
+                    .take(MAX_LINE as u64 + 1)
+                    .read_until(b'\n', &mut buf)
+                {
                     Ok(0) | Err(_) => break,
+                    Ok(_) if buf.len() > MAX_LINE => {
+                        let _ = tx.send(Err(MAX_LINE));
+                        break;
+                    }
                     Ok(_) => {
                         let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if tx.send(line).is_err() {
+                        if tx.send(Ok(line)).is_err() {
                             break;
                         }
                     }
@@ -120,12 +136,24 @@ impl Engine {
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let keep = tail.clone();
         std::thread::spawn(move || {
-            let reader = BufReader::new(stderr);
-            for line in reader.split(b'\n').map_while(Result::ok) {
-                let mut t = keep.lock().expect("stderr tail");
-                t.push_back(String::from_utf8_lossy(&line).trim_end().to_string());
-                if t.len() > 5 {
-                    t.pop_front();
+            // Read to its end (an engine blocked on a full pipe would hang), each line cut at
+            // `MAX_STDERR_LINE` bytes: only the last few are kept, to say why it failed.
+            let mut reader = BufReader::new(stderr);
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                match (&mut reader)
+                    .take(MAX_STDERR_LINE as u64)
+                    .read_until(b'\n', &mut buf)
+                {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let mut t = keep.lock().expect("stderr tail");
+                        t.push_back(String::from_utf8_lossy(&buf).trim_end().to_string());
+                        if t.len() > 5 {
+                            t.pop_front();
+                        }
+                    }
                 }
             }
         });
@@ -148,9 +176,15 @@ impl Engine {
         loop {
             let wait = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(wait) {
-                Ok(line) if line.trim().is_empty() => continue,
+                Ok(Err(limit)) => {
+                    return Err(Forfeit::Crashed(format!(
+                        "the engine wrote a line longer than {limit} bytes (no Hub line is that \
+                         long)"
+                    )));
+                }
+                Ok(Ok(line)) if line.trim().is_empty() => continue,
                 // Lines that are not Hub syntax (start-up chatter) are ignored.
-                Ok(line) => match Response::parse(&line) {
+                Ok(Ok(line)) => match Response::parse(&line) {
                     Ok(r) => return Ok(r),
                     Err(_) => continue,
                 },

@@ -2,15 +2,14 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
-use damspel_rules::{Catalogue, CatalogueError};
+use anyhow::Result;
+use damspel_rules::{Catalogue, CatalogueError, MAX_VARIANT_FILE_LEN};
 
 pub fn load(files: &[PathBuf]) -> Result<Catalogue> {
     let mut catalogue = Catalogue::builtin();
     let mut sources = Vec::new();
     for path in files {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read variant file {}", path.display()))?;
+        let text = crate::files::read_text(path, MAX_VARIANT_FILE_LEN, "variant file")?;
         sources.push((path.display().to_string(), text));
     }
     let refs: Vec<(&str, &str)> = sources

@@ -4,6 +4,7 @@
 mod board_view;
 mod catalogue;
 mod commands;
+mod files;
 mod machine;
 mod options;
 

@@ -731,3 +731,35 @@ fn tablebase_commands() {
     assert_eq!(stdout(&out).trim(), "white to move: draw (one piece each)");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A device given as a file is read up to the file's bound, then refused: `/dev/zero` as a
+/// variant file grew the process by a gigabyte a second (the size check read the whole stream
+/// first), as a PDN file too.
+#[cfg(unix)]
+#[test]
+fn endless_files_are_refused_at_their_bound() {
+    let limit = std::time::Duration::from_secs(20);
+    for args in [
+        &["--variant-file", "/dev/zero", "variants"][..],
+        &["pdn", "list", "/dev/zero"][..],
+        &[
+            "match",
+            "international",
+            "--engine",
+            "random",
+            "--engine",
+            "random",
+            "--openings",
+            "/dev/zero",
+        ][..],
+    ] {
+        let out = damspel_within(args, limit).unwrap_or_else(|| panic!("{args:?} ran on"));
+        assert!(!out.status.success(), "{args:?}");
+        let err = stderr(&out);
+        assert!(
+            err.contains("more than") && err.contains("bytes"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}

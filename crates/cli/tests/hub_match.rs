@@ -1,7 +1,8 @@
 //! The match runner's Hub client (`--engine hub:COMMAND`) playing real engines: `damspel hub`
 //! itself (always), and `dame hub` from the PyPI package dame-rs when `DAME_BIN` names its
 //! `dame` executable (skipped with a notice otherwise). Every game must end by the rules or
-//! the move limit: no engine may forfeit, and every move was checked legal by the runner.
+//! the move limit: no engine may forfeit, and every move was checked legal by the runner. An
+//! engine that floods the runner forfeits at once.
 
 use std::process::Command;
 
@@ -142,4 +143,24 @@ fn hub_specs_are_checked() {
     assert!(ok, "{stderr}");
     assert!(stdout.contains(": 0 wins, 0 draws, 2 losses"), "{stdout}");
     assert!(stdout.contains("cannot start"), "{stdout}");
+}
+
+/// An engine that writes an endless line forfeits at the line bound, at once (the match read
+/// the line whole: 450 MB a second, until the handshake's minute was up).
+#[cfg(unix)]
+#[test]
+fn an_endless_line_from_an_engine_is_a_forfeit() {
+    let (out, err, ok) = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "hub:cat /dev/zero",
+        "--engine",
+        "random",
+        "--games",
+        "1",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("1 losses"), "{out}");
+    assert!(out.contains("a line longer than 1048576 bytes"), "{out}");
 }

@@ -24,7 +24,7 @@ pub mod variant;
 pub mod zobrist;
 
 pub use bitboard::Bits;
-pub use catalogue::{Catalogue, CatalogueError};
+pub use catalogue::{Catalogue, CatalogueError, MAX_FILE_LEN as MAX_VARIANT_FILE_LEN};
 pub use color::Color;
 pub use game::{DrawReason, Game, Outcome, WinReason};
 pub use geometry::{Geometry, Square, SquareNames, Squares};

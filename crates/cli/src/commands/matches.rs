@@ -1,6 +1,7 @@
 //! `damspel match ID --engine SPEC --engine SPEC ...`: a match between two players, with a
 //! progress bar, the score, the Elo difference with its 95% error, and every game in PDN.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,6 +62,12 @@ pub enum Tables {
 
 /// The longest random opening (a random game that long has left the opening long ago).
 const MAX_OPENING_PLIES: usize = 100;
+
+/// The largest weights file read (one is a few kilobytes of TOML).
+pub(crate) const MAX_WEIGHTS_FILE_LEN: usize = 1 << 20;
+
+/// The largest openings file read (a FEN a line: ten thousand openings are a megabyte).
+const MAX_OPENINGS_FILE_LEN: usize = 16 << 20;
 
 /// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `damspel:level=3`,
 /// `damspel:tb=none` (or `tb=DIR`), `random`, `hub:COMMAND` (e.g. `hub:dame hub`).
@@ -212,8 +219,11 @@ fn factory<B: Bits>(
             };
             let weights = match weights {
                 Some(path) => {
-                    let text = std::fs::read_to_string(&path)
-                        .with_context(|| format!("cannot read weights file {path}"))?;
+                    let text = crate::files::read_text(
+                        Path::new(&path),
+                        MAX_WEIGHTS_FILE_LEN,
+                        "weights file",
+                    )?;
                     Some(Weights::from_toml(&path, &text)?)
                 }
                 None => None,
@@ -260,11 +270,13 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
         Err(_) => {
             let path = args.openings;
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                anyhow::anyhow!(
-                    "--openings {path}: {e} (give a number of random plies or an openings file)"
+            let text =
+                crate::files::read_text(Path::new(path), MAX_OPENINGS_FILE_LEN, "openings file")
+                    .map_err(|e| {
+                        anyhow::anyhow!(
+                    "--openings {path}: {e:#} (give a number of random plies or an openings file)"
                 )
-            })?;
+                    })?;
             read_openings(&rules, &text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };

@@ -114,7 +114,7 @@ pub(crate) fn load(path: &Path) -> Result<PdnFile> {
             path.display()
         );
     }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = crate::files::read(path, MAX_FILE_LEN, "PDN file")?;
     Ok(read_file(&bytes)?)
 }
 

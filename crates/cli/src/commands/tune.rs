@@ -53,8 +53,11 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     let variant = catalogue.get(args.id)?;
     let start = match args.weights {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read weights file {path}"))?;
+            let text = crate::files::read_text(
+                std::path::Path::new(path),
+                super::matches::MAX_WEIGHTS_FILE_LEN,
+                "weights file",
+            )?;
             Weights::from_toml(path, &text)?
         }
         None => Weights::derived(&variant),

@@ -999,10 +999,42 @@ pub async fn goto(
     Body(body): Body<NodeRef>,
 ) -> AppResult<Json<Value>> {
     let who = Presented::from_headers(&headers);
-    Ok(Json(
-        app.change(&id, who, Need::AnySeat, move |s| s.goto(body.node))
-            .await?,
-    ))
+    navigate(app, &id, who, move |s| s.goto(body.node)).await
+}
+
+/// Navigation (`goto`, `undo`, `redo`): moves the node the game shows. In a game between two
+/// players (each seat held, by different people) it is a view for the request alone, as `GET
+/// ?node=`, and the game stays where it is: one player stepping back moved it for both, pulled
+/// the other's page there, and made the other's move sent without `from` a variation.
+async fn navigate(
+    app: Arc<AppState>,
+    id: &str,
+    who: Presented,
+    step: impl FnOnce(&mut dyn Session) -> Result<(), ApiError> + Send + 'static,
+) -> AppResult<Json<Value>> {
+    let slot = app.game(id).await?;
+    let guard = slot.lock_owned().await;
+    if !between_two(guard.session.meta(), &who) {
+        drop(guard);
+        return Ok(Json(app.change(id, who, Need::AnySeat, step).await?));
+    }
+    app.work
+        .run(None, move || {
+            let mut copy = guard.session.clone_box();
+            drop(guard);
+            step(copy.as_mut())?;
+            state_value(copy.as_ref()).map(Json)
+        })
+        .await?
+}
+
+/// Whether the request holds a seat of a game whose other seat someone else holds.
+fn between_two(meta: &Meta, who: &Presented) -> bool {
+    let (mine, others): (Vec<Color>, Vec<Color>) = controllers(meta)
+        .into_iter()
+        .filter(|&c| meta.keys.get(c).is_some())
+        .partition(|&c| who.holds(&meta.keys, c));
+    !mine.is_empty() && !others.is_empty()
 }
 
 #[derive(Deserialize)]
@@ -1078,9 +1110,7 @@ pub async fn undo(
     headers: HeaderMap,
 ) -> AppResult<Json<Value>> {
     let who = Presented::from_headers(&headers);
-    Ok(Json(
-        app.change(&id, who, Need::AnySeat, |s| s.undo()).await?,
-    ))
+    navigate(app, &id, who, |s| s.undo()).await
 }
 
 pub async fn redo(
@@ -1089,9 +1119,7 @@ pub async fn redo(
     headers: HeaderMap,
 ) -> AppResult<Json<Value>> {
     let who = Presented::from_headers(&headers);
-    Ok(Json(
-        app.change(&id, who, Need::AnySeat, |s| s.redo()).await?,
-    ))
+    navigate(app, &id, who, |s| s.redo()).await
 }
 
 #[derive(Deserialize, Default)]

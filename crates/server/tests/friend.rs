@@ -262,6 +262,41 @@ async fn neither_player_takes_back_or_replaces_the_others_moves() {
     s.stop().await;
 }
 
+/// Between two players, stepping back (goto, undo, redo) is a view for the one who does it:
+/// the game stays at its last move for the other, whose move (sent without `from`) goes on with
+/// it. (White's `goto` moved the game for both: Black's page was pulled to the start, and
+/// Black's move was refused there.)
+#[tokio::test]
+async fn one_player_stepping_back_leaves_the_game_where_it_is() {
+    let s = TestServer::start(temp_db("friend-navigate"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    let at = |path: &str| s.url(&format!("/api/games/{}/{path}", f.id));
+    let (status, view) = post_as(&c, &at("goto"), Some(&f.white), json!({"node": 0})).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["tree"]["current"], 0, "{view}");
+    // Undo and redo step from where the game is (its last move), for the one who asks.
+    let (status, view) = post_as(&c, &at("undo"), Some(&f.black), json!({})).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["tree"]["current"], 0, "{view}");
+    let game: Value = c
+        .get(s.url(&format!("/api/games/{}", f.id)))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(game["tree"]["current"], 1, "{game}");
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "a6-a5").await.0, 200);
+    assert!(pdn(&c, &s, &f.id).await.contains("1. a3-a4 a6-a5 *"));
+    // A watcher may not step the game at all.
+    let (status, body) = post_as(&c, &at("undo"), None, json!({})).await;
+    assert_eq!(status, 403, "{body}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn resignation_is_stored_and_exported() {
     let db = temp_db("friend-resign");

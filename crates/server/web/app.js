@@ -1133,6 +1133,15 @@ function showEvent(st) {
       .catch(() => {});
     return;
   }
+  // At the last move of a shared game: stay at the last move, wherever the other player's
+  // analysis took the game's shown node (a variation they played).
+  if (localView() && st.tree && st.tree.current !== st.tree.main_end) {
+    const end = st.tree.main_end;
+    api('GET', `/api/games/${encodeURIComponent(id)}?node=${end}`, undefined, false)
+      .then((v) => { if (S.game && S.game.id === id) setGame(v, { animate: false }); })
+      .catch(() => {});
+    return;
+  }
   // (friend.js: a resignation, a draw offer or a clock changes no move but must show.)
   const same = (k) => JSON.stringify(st[k]) === JSON.stringify(S.game[k]);
   if (st.fen === S.game.fen && st.history.length === S.game.history.length && st.redo === S.game.redo && same('tree') && same('outcome') && same('draw_offer') && same('clock') && same('invite_open')) return;

@@ -104,7 +104,9 @@ pub async fn start(
             (
                 s.meta().variant.clone(),
                 s.pdn(),
-                s.moves_full().0.join(" "),
+                // The game is its main line, whichever node is shown (the PDN is its main
+                // line too): the shown line's moves made the count, and the staleness, wrong.
+                s.main_line().join(" "),
             )
         })
         .await?;
@@ -249,7 +251,7 @@ pub async fn get(State(app): App, Path(id): Path<String>) -> Result<Json<Value>,
     let guard = slot.lock_owned().await;
     let current = app
         .work
-        .run(None, move || guard.session.moves_full().0.join(" "))
+        .run(None, move || guard.session.main_line().join(" "))
         .await?;
     let stale = value["moves"].as_str() != Some(current.as_str());
     value["status"] = json!("done");

@@ -209,3 +209,31 @@ async fn the_page_loads_the_review_panel_script() {
     assert!(script.text().await.unwrap().contains("review-panel"));
     server.stop().await;
 }
+
+/// The review is of the game, its main line, whichever node the game shows: its count, its
+/// moves and whether it is stale follow the main line. (The count and the moves were those of
+/// the line up to the node shown: 2 positions from the game's second node, a review of 5.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_is_of_the_main_line_wherever_the_game_is_shown() {
+    let server = TestServer::start(temp_db("review-main-line"), 1).await;
+    let c = reqwest::Client::new();
+    let id = import(&c, &server, GAME).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let (status, shown) = post(&c, &url("/goto"), json!({"node": 1})).await;
+    assert_eq!(status, 200, "{shown}");
+    let events = c.get(url("/events")).send().await.unwrap();
+    let (status, started) = post(&c, &url("/review"), json!({"time": 0.05})).await;
+    assert_eq!(status, 202, "{started}");
+    assert_eq!(started["total"], 5, "{started}");
+    let seen = review_events(events, &["done", "failed", "cancelled"]).await;
+    assert_eq!(seen.last().unwrap()["status"], "done", "{seen:?}");
+    for node in [1, 4, 0] {
+        let (status, shown) = post(&c, &url("/goto"), json!({"node": node})).await;
+        assert_eq!(status, 200, "{shown}");
+        let (status, review) = get(&c, &url("/review")).await;
+        assert_eq!(status, 200, "{review}");
+        assert_eq!(review["stale"], false, "node {node}: {review}");
+        assert_eq!(review["moves"], "37-32 27x38 47-42 38x47", "{review}");
+    }
+    server.stop().await;
+}

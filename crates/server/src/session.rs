@@ -796,12 +796,15 @@ fn check<T>(r: Result<T, String>) -> Result<T, ApiError> {
     r.map_err(ApiError::unprocessable)
 }
 
-/// Wraps PDN move text at 79 columns, between tokens.
+/// Wraps PDN move text at 79 columns, between tokens; a comment's line breaks become spaces.
+/// No line starts with `[`: a reader takes a line that starts as a tag (`[Event "..."]`) for the
+/// next game's, even inside a comment (a comment could end one game of the export and forge
+/// another).
 fn wrap(text: &str) -> String {
     let mut out = String::new();
     let mut line = String::new();
-    for word in text.split(' ').filter(|w| !w.is_empty()) {
-        if !line.is_empty() && line.len() + word.len() + 1 > 79 {
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.len() + word.len() + 1 > 79 && !word.starts_with('[') {
             out.push_str(&line);
             out.push('\n');
             line.clear();

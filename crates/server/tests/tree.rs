@@ -417,3 +417,44 @@ async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
     assert_eq!(row["moves"], 1, "{row}");
     server.stop().await;
 }
+
+/// A comment that holds what looks like a tag, on a line of its own or where the export would
+/// wrap, reads back as the same comment of the same one game. (It read back as two games: the
+/// reader takes a line that starts as a tag for the next game's, and the export kept the
+/// comment's line break or wrapped before the tag.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_that_looks_like_a_tag_stays_in_its_game() {
+    let server = TestServer::start(temp_db("tree-forged-tag"), 1).await;
+    let c = reqwest::Client::new();
+    let (id, state) = four_moves(&c, &server).await;
+    let first = find(&state, "a3-a4");
+    let second = find(&state, "h6-h5");
+    let forged = "ok *\n\n[Event \"forged\"]\n[Result \"1-0\"]\n\n1. e3-f4";
+    let wrapped = format!("{} [Site \"q\"] and more", "word ".repeat(13));
+    for (node, comment) in [(first, forged.to_string()), (second, wrapped)] {
+        let (status, body) = post(
+            &c,
+            &server.url(&format!("/api/games/{id}/annotate")),
+            json!({"node": node, "comment": comment}),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let pdn = c
+        .get(server.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let (status, listed) = post(&c, &server.url("/api/pdn"), json!({"pdn": pdn})).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["games"].as_array().unwrap().len(), 1, "{pdn}");
+    let (status, again) = post(&c, &server.url("/api/games/import"), json!({"pdn": pdn})).await;
+    assert_eq!(status, 201, "{pdn}\n{again}");
+    let spaced = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(node(&again, first)["comment"], spaced(forged), "{pdn}");
+    assert_eq!(notations(&again), ["a3-a4", "h6-h5", "b3-b4", "g6-g5"]);
+    server.stop().await;
+}

@@ -145,3 +145,18 @@ async fn a_file_in_cp1251_is_read_as_written() {
     assert!(e["error"].as_str().unwrap().contains("base64"), "{e}");
     server.stop().await;
 }
+
+/// A file of many games is listed up to the first 2,000, with a word on the rest: 100,000
+/// empty games in 512 KiB were listed in 7.5 s as 47 MB of JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_of_many_games_is_listed_up_to_its_cap() {
+    let server = TestServer::start(temp_db("pdn-many"), 1).await;
+    let c = reqwest::Client::new();
+    let pdn = "*\n".repeat(5_000);
+    let (status, listed) = post(&c, &server.url("/api/pdn"), json!({"pdn": pdn})).await;
+    assert_eq!(status, 200, "{listed}");
+    assert_eq!(listed["games"].as_array().unwrap().len(), 2_000);
+    let stopped = listed["stopped"].as_str().unwrap();
+    assert!(stopped.contains("after 2000 games"), "{stopped}");
+    server.stop().await;
+}

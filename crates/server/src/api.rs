@@ -431,6 +431,16 @@ fn authorize(
         return Ok(Vec::new());
     }
     let Some(&free) = wanted.iter().find(|&&c| meta.keys.get(c).is_none()) else {
+        if who.holds_any(&meta.keys) {
+            // A player, not a watcher: the other side's move (or its engine's).
+            return Err(ApiError::new(
+                StatusCode::FORBIDDEN,
+                format!(
+                    "it is {}'s move: only its player may make it, or have the engine make it",
+                    side.name()
+                ),
+            ));
+        }
         return Err(seats::watching());
     };
     let secret = seats::new_secret();
@@ -1603,9 +1613,15 @@ pub async fn join(
     let state = app
         .change(&id, Presented::default(), Need::Anyone, move |s| {
             let Some(open) = s.meta().invite.clone() else {
-                return Err(ApiError::conflict(
-                    "the invitation was used already: the seat is taken, you can watch",
-                ));
+                let meta = s.meta();
+                let two_players = [Color::White, Color::Black]
+                    .iter()
+                    .all(|&c| controllers(meta).contains(&c) && meta.keys.get(c).is_some());
+                return Err(ApiError::conflict(if two_players {
+                    "the invitation was used already: the seat is taken, you can watch"
+                } else {
+                    "this game has no invitation to join: you can watch"
+                }));
             };
             let (color, wanted) = open.split_once(':').unwrap_or(("", ""));
             let color = match color {

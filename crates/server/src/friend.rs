@@ -11,6 +11,9 @@ use crate::session::Session;
 
 /// Longest time control: 3 hours a side, 10 minutes increment.
 pub const MAX_MINUTES: f64 = 180.0;
+/// The least time a side starts with (less was accepted, down to 0 ms: a game lost on time at
+/// its first move). Half a second: the tests' flag falls.
+pub const MIN_CLOCK_MS: u64 = 500;
 pub const MAX_INCREMENT: f64 = 600.0;
 
 /// What the players did to the game, besides moving.
@@ -133,9 +136,13 @@ pub struct TimeControl {
 
 impl TimeControl {
     pub fn clock(self) -> Result<Clock, ApiError> {
-        if !(self.minutes.is_finite() && self.minutes > 0.0 && self.minutes <= MAX_MINUTES) {
+        let least = MIN_CLOCK_MS as f64 / 60_000.0;
+        if !(self.minutes.is_finite()
+            && self.minutes >= least - 1e-9
+            && self.minutes <= MAX_MINUTES)
+        {
             return Err(ApiError::unprocessable(format!(
-                "clock minutes must be above 0 and at most {MAX_MINUTES}, not {}",
+                "clock minutes must be from {least:.4} (half a second) to {MAX_MINUTES}, not {}",
                 self.minutes
             )));
         }
@@ -145,7 +152,7 @@ impl TimeControl {
                 self.increment
             )));
         }
-        let initial = (self.minutes * 60_000.0).round() as u64;
+        let initial = ((self.minutes * 60_000.0).round() as u64).max(MIN_CLOCK_MS);
         Ok(Clock {
             initial_ms: initial,
             increment_ms: (self.increment * 1000.0).round() as u64,

@@ -124,7 +124,16 @@ async fn two_seats_one_claim_each_player_moves_only_its_own_side() {
     assert_eq!(status, 403);
     let (status, state) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
     assert_eq!(status, 200, "{state}");
-    assert_eq!(mv(&c, &s, &f.id, &f.white, "h6-h5").await.0, 403);
+    // A player out of turn is told whose move it is, not that they are watching.
+    let (status, refused) = mv(&c, &s, &f.id, &f.white, "h6-h5").await;
+    assert_eq!(status, 403);
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("it is black's move"),
+        "{refused}"
+    );
     let (status, state) = mv(&c, &s, &f.id, &f.black, "h6-h5").await;
     assert_eq!(status, 200, "{state}");
     // Watchers cannot resign or offer a draw.
@@ -528,6 +537,8 @@ async fn bad_friend_requests_get_clear_errors() {
         json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0}}),
         json!({"variant": "turkish", "black": "human", "clock": {"minutes": 5, "increment": -1}}),
         json!({"variant": "turkish", "black": "human", "clock": {"minutes": 1e9}}),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 1e-300}}),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0.0001}}),
     ] {
         let (status, answer) = post_as(&c, &s.url("/api/games"), None, body.clone()).await;
         assert_eq!(status, 422, "{body}: {answer}");
@@ -541,6 +552,28 @@ async fn bad_friend_requests_get_clear_errors() {
     )
     .await;
     assert_eq!(status, 404);
+    // A game that never had an invitation says so (not that it was used).
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let (status, refused) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/join")),
+        None,
+        json!({"invite": "x"}),
+    )
+    .await;
+    assert_eq!(status, 409);
+    assert!(
+        refused["error"].as_str().unwrap().contains("no invitation"),
+        "{refused}"
+    );
     s.stop().await;
 }
 

@@ -654,31 +654,38 @@ impl<B: Bits> GameSession<B> {
                         n.pre = Some(p);
                     }
                     for nag in m.strength.iter().chain(&m.nags) {
-                        if n.nags.len() < MAX_NAGS && check_nag(nag).is_ok() {
-                            n.nags.push(nag.clone());
-                        }
+                        keep_nag(&mut n.nags, nag, &m.text, skipped);
                     }
                     at = node;
                     moved = true;
                 }
                 Item::Comment { text } => {
-                    let Ok(Some(text)) = check_comment(text) else {
-                        continue;
-                    };
                     let slot = if moved || (main && at == 0) {
                         &mut self.tree.node_mut(at).comment
                     } else {
                         &mut pre
                     };
-                    *slot = Some(match slot.take() {
+                    // Comments of one place are joined; what would make the whole too long for
+                    // a comment (which the game could not be read back with) is left out.
+                    let joined = match slot.as_deref() {
                         Some(before) => format!("{before} {text}"),
-                        None => text,
-                    });
+                        None => text.clone(),
+                    };
+                    match check_comment(&joined) {
+                        Ok(Some(whole)) => *slot = Some(whole),
+                        Ok(None) => {}
+                        Err(why) => {
+                            skipped.push(format!("a comment of {} bytes ({why})", text.len()))
+                        }
+                    }
                 }
                 Item::Nag { nag } => {
-                    let n = self.tree.node_mut(at);
-                    if at != 0 && n.nags.len() < MAX_NAGS && check_nag(nag).is_ok() {
-                        n.nags.push(nag.clone());
+                    if at != 0 {
+                        let n = self.tree.node_mut(at);
+                        let after =
+                            n.mv.as_ref()
+                                .map_or(String::new(), |(_, s)| s.notation.clone());
+                        keep_nag(&mut n.nags, nag, &after, skipped);
                     }
                 }
                 // The start's setup was read by the import; one inside a line is a study
@@ -788,6 +795,19 @@ impl<B: Bits> GameSession<B> {
                 None => break,
             }
         }
+    }
+}
+
+/// Adds an imported NAG to a move's, or says why it is left out.
+fn keep_nag(nags: &mut Vec<String>, nag: &str, after: &str, skipped: &mut Vec<String>) {
+    if let Err(why) = check_nag(nag) {
+        skipped.push(format!("`{nag}` after `{after}` ({why})"));
+    } else if nags.len() >= MAX_NAGS {
+        skipped.push(format!(
+            "`{nag}` after `{after}` (a move has at most {MAX_NAGS} NAGs)"
+        ));
+    } else {
+        nags.push(nag.to_string());
     }
 }
 

@@ -160,3 +160,45 @@ async fn a_file_of_many_games_is_listed_up_to_its_cap() {
     assert!(stopped.contains("after 2000 games"), "{stopped}");
     server.stop().await;
 }
+
+/// An import keeps what a game can hold and lists what it leaves out: comments of one move
+/// joined past 4,000 bytes, NAGs past 8. (Two comments of 3,000 bytes were joined into one of
+/// 6,001 that the game could not be read back with: after a restart it was "damaged", lost.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_keeps_what_a_game_can_hold_and_lists_the_rest() {
+    let db = temp_db("pdn-too-much");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (a, b) = ("a".repeat(3_000), "b".repeat(3_000));
+    let nags = "$1 $2 $3 $4 $5 $6 $7 $8 $9 $10";
+    let pdn = format!("[GameType \"20\"]\n\n1. 32-28 {nags} {{{a}}} {{{b}}} 19-23 *\n");
+    let (status, state) = post(&c, &server.url("/api/games/import"), json!({"pdn": pdn})).await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let skipped: Vec<&str> = state["skipped"]
+        .as_array()
+        .expect("what was left out")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(skipped.len(), 3, "{skipped:?}");
+    assert!(
+        skipped[0].contains("$9") && skipped[1].contains("$10"),
+        "{skipped:?}"
+    );
+    assert!(skipped[2].contains("3000 bytes"), "{skipped:?}");
+    server.stop().await;
+    let server = TestServer::start(db, 1).await;
+    let again: serde_json::Value = c
+        .get(server.url(&format!("/api/games/{id}")))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let first = &again["tree"]["nodes"][1];
+    assert_eq!(first["comment"], a.as_str(), "{again}");
+    assert_eq!(first["nags"].as_array().unwrap().len(), 8, "{again}");
+    server.stop().await;
+}

@@ -161,3 +161,25 @@ fn convert_writes_another_notation() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("cannot be written in that notation"), "{err}");
 }
+
+/// A game whose position is set up after its first move is not converted to PDN: the writer
+/// writes a start and moves, so the setup was dropped and the game written was another one
+/// (its next move illegal), with a success exit.
+#[test]
+fn convert_refuses_a_game_set_up_after_its_first_move() {
+    let set_up = file(
+        "set-up.pdn",
+        b"[GameType \"20\"]\n1. 32-28 18-23 2. 37-32 /FEN \"W:W31-50:B1-20\"/ 32-28 *\n\n\
+          [GameType \"20\"]\n1. 32-28 19-23 *\n",
+    );
+    let out = damspel(&["pdn", "convert", set_up.to_str().unwrap(), "--to", "pdn"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        err.contains("game 1: a position is set up after its first move"),
+        "{err}"
+    );
+    assert!(text.contains("1. 32-28 19-23 *"), "{text}");
+    assert!(!text.contains("37-32"), "{text}");
+}

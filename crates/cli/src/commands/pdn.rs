@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use damspel_notation::pdn::{
-    read_file, read_result, replay, GameResult, PdnFile, PdnGame, PdnRead, Replay, VariantDecider,
-    VariantDecision, MAX_FILE_LEN,
+    read_file, read_result, replay, GameResult, Item, PdnFile, PdnGame, PdnRead, Replay,
+    VariantDecider, VariantDecision, MAX_FILE_LEN,
 };
 use damspel_notation::write_fen;
 use damspel_rules::{Bits, Catalogue, Rules, SquareNames};
@@ -434,7 +434,22 @@ fn convert(
                 "replay": checked,
             })),
             Format::Pdn => {
-                if checked.error.is_none() {
+                // Damspel's writer writes a start and moves: a position set up after the first
+                // move would be dropped and the game changed (its next move illegal).
+                let set_up = game
+                    .tree
+                    .items
+                    .iter()
+                    .skip_while(|item| !matches!(item, Item::Move(_)))
+                    .any(|item| matches!(item, Item::Setup { .. }));
+                if set_up && checked.error.is_none() {
+                    failed += 1;
+                    eprintln!(
+                        "damspel: game {}: a position is set up after its first move (/FEN/): \
+                         not converted (the PDN writer writes a start and moves)",
+                        game.number
+                    );
+                } else if checked.error.is_none() {
                     let id = checked.variant.variant.clone().unwrap_or_default();
                     let text = match games.rules(&id)? {
                         AnyRules::Narrow(rules) => rewrite(rules, game),

@@ -224,7 +224,7 @@ fn factory<B: Bits>(
                         MAX_WEIGHTS_FILE_LEN,
                         "weights file",
                     )?;
-                    Some(Weights::from_toml(&path, &text)?)
+                    Some(Weights::from_toml(&path, &text, &rules.variant().id)?)
                 }
                 None => None,
             };

@@ -58,7 +58,7 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
                 super::matches::MAX_WEIGHTS_FILE_LEN,
                 "weights file",
             )?;
-            Weights::from_toml(path, &text)?
+            Weights::from_toml(path, &text, &variant.id)?
         }
         None => Weights::derived(&variant),
     };

@@ -21,6 +21,10 @@ pub const FEATURES: [&str; FEATURE_COUNT] = [
 ];
 pub const FEATURE_COUNT: usize = 10;
 
+/// The largest weight a file may give, in centi-men per feature unit (ten men): tuned weights
+/// are a few hundred at most, and the evaluation's sums stay far from the scores of a win.
+pub const MAX_WEIGHT: i32 = 1_000;
+
 mod tuned {
     include!(concat!(env!("OUT_DIR"), "/tuned_weights.rs"));
 }
@@ -122,16 +126,36 @@ impl Weights {
         tuned::FILES
             .iter()
             .find(|(id, _)| *id == variant.id)
-            .and_then(|(id, text)| Weights::from_toml(&format!("weights/{id}.toml"), text).ok())
+            .and_then(|(id, text)| Weights::from_toml(&format!("weights/{id}.toml"), text, id).ok())
             .unwrap_or_else(|| Weights::derived(variant))
     }
 
-    /// Reads a weights file.
-    pub fn from_toml(file: &str, text: &str) -> Result<Weights, WeightsError> {
-        let parsed: WeightsFile = toml::from_str(text).map_err(|e| WeightsError::Invalid {
+    /// Reads a weights file for the variant `variant` (its id): one made for another variant, or
+    /// with a weight outside ±`MAX_WEIGHT`, is refused (values of 2^31 made the engine lose
+    /// every game to a random mover, silently).
+    pub fn from_toml(file: &str, text: &str, variant: &str) -> Result<Weights, WeightsError> {
+        let invalid = |reason: String| WeightsError::Invalid {
             file: file.to_string(),
-            reason: e.to_string().lines().next().unwrap_or_default().to_string(),
-        })?;
+            reason,
+        };
+        let parsed: WeightsFile = toml::from_str(text)
+            .map_err(|e| invalid(e.to_string().lines().next().unwrap_or_default().to_string()))?;
+        if parsed.variant != variant {
+            return Err(invalid(format!(
+                "the weights are for `{}`, not `{variant}` (its `variant` line)",
+                parsed.variant
+            )));
+        }
+        for (phase, table) in [("opening", &parsed.opening), ("endgame", &parsed.endgame)] {
+            for (name, value) in FEATURES.iter().zip(table.to_array()) {
+                if value.abs() > MAX_WEIGHT {
+                    return Err(invalid(format!(
+                        "{phase}.{name} = {value}: a weight is from -{MAX_WEIGHT} to \
+                         {MAX_WEIGHT} (centi-men per feature unit)"
+                    )));
+                }
+            }
+        }
         Ok(Weights {
             opening: parsed.opening.to_array(),
             endgame: parsed.endgame.to_array(),
@@ -152,5 +176,53 @@ impl Weights {
             "# Evaluation weights for `{variant}` (centi-men per feature unit).\n{}",
             toml::to_string(&file).expect("weights serialise")
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tuned file embedded loads (a file refused would leave its variant the derived
+    /// weights, silently).
+    #[test]
+    fn every_tuned_file_loads_for_its_variant() {
+        assert!(!tuned::FILES.is_empty());
+        for (id, text) in tuned::FILES {
+            let weights = Weights::from_toml(id, text, id).unwrap();
+            assert!(weights.source.starts_with("tuned"), "{id}");
+        }
+    }
+
+    /// A file for another variant, or with a weight past `MAX_WEIGHT`, is refused and says why;
+    /// the bound itself is accepted.
+    #[test]
+    fn weights_for_another_variant_or_out_of_range_are_refused() {
+        let (id, text) = tuned::FILES[0];
+        let other = Weights::from_toml("w.toml", text, "not-this-one").unwrap_err();
+        assert!(
+            other.to_string().contains(&format!("are for `{id}`")),
+            "{other}"
+        );
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("mobility = "))
+            .expect("a mobility weight");
+        for (value, ok) in [
+            (MAX_WEIGHT, true),
+            (-MAX_WEIGHT, true),
+            (MAX_WEIGHT + 1, false),
+            (i32::MAX, false),
+        ] {
+            let edited = text.replacen(line, &format!("mobility = {value}"), 1);
+            let read = Weights::from_toml("w.toml", &edited, id);
+            assert_eq!(read.is_ok(), ok, "{value}: {read:?}");
+            if let Err(e) = read {
+                assert!(
+                    e.to_string().contains(&format!("mobility = {value}")),
+                    "{e}"
+                );
+            }
+        }
     }
 }

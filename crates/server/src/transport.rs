@@ -69,7 +69,7 @@ pub async fn serve(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         // A request head of more than 64 KiB is refused (431): bounds each connection's buffer.
-        .max_buf_size(64 * 1024)
+        .max_buf_size(crate::guard::MAX_HEAD)
         .keep_alive(true);
     tokio::pin!(shutdown);
     loop {

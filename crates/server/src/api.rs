@@ -414,7 +414,7 @@ fn authorize(
     let meta = session.meta();
     let mut side = session.side_to_move();
     let need = match need {
-        Need::Play(at) => match session.game_move_side(at.unwrap_or(session.current())) {
+        Need::Play(at) => match session.game_move_side(at.unwrap_or(played_at(session, who))) {
             Some(mover) => {
                 side = mover;
                 Need::Mover
@@ -985,13 +985,25 @@ pub async fn play(
     let who = Presented::from_headers(&headers);
     let text = body.text;
     let from = body.from;
+    let mover = who.clone();
     Ok(Json(
-        app.change(&id, who, Need::Play(from), move |s| match from {
-            Some(at) => s.play_at(at, &text),
-            None => s.play(&text),
+        app.change(&id, who, Need::Play(from), move |s| {
+            let at = from.unwrap_or_else(|| played_at(s, &mover));
+            s.play_at(at, &text)
         })
         .await?,
     ))
+}
+
+/// Where a move sent without `from` is played: at the node the game shows, or between two
+/// players (whose navigation is their own, see `navigate`) at the end of the game. (The other
+/// player's analysis, a variation played, moved the node shown: the move went into it.)
+fn played_at(s: &dyn Session, who: &Presented) -> usize {
+    if between_two(s.meta(), who) {
+        s.main_end()
+    } else {
+        s.current()
+    }
 }
 
 /// A node of a game's tree.

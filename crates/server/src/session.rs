@@ -243,6 +243,8 @@ pub trait Session: Send {
     fn game_move_side(&self, node: usize) -> Option<Color>;
     /// Whether the current node is the end of the main line.
     fn at_main_end(&self) -> bool;
+    /// The last node of the main line (where the game goes on).
+    fn main_end(&self) -> usize;
     /// Plies of the main line (where the game goes on, and the clock counts).
     fn main_plies(&self) -> usize;
     /// The side to move at the end of the main line.
@@ -1278,6 +1280,10 @@ impl<B: Bits> Session for GameSession<B> {
 
     fn at_main_end(&self) -> bool {
         self.tree.main_end() == self.cursor()
+    }
+
+    fn main_end(&self) -> usize {
+        self.tree.main_end()
     }
 
     fn main_plies(&self) -> usize {

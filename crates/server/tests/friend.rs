@@ -303,6 +303,30 @@ async fn one_player_stepping_back_leaves_the_game_where_it_is() {
     // A watcher may not step the game at all.
     let (status, body) = post_as(&c, &at("undo"), None, json!({})).await;
     assert_eq!(status, 403, "{body}");
+    // White's analysis (a variation from the start) moves the node the game shows; White's
+    // next move sent without `from` still goes on with the game, not into the variation.
+    let (status, state) = post_as(
+        &c,
+        &at("move"),
+        Some(&f.white),
+        json!({"move": "b3-b4", "from": 0}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_ne!(
+        state["tree"]["current"], state["tree"]["main_end"],
+        "{state}"
+    );
+    // (Its only legal move: the man on a4 takes a5 and a7.)
+    let (status, state) = mv(&c, &s, &f.id, &f.white, "a4xa8").await;
+    assert_eq!(status, 200, "{state}");
+    assert!(
+        pdn(&c, &s, &f.id)
+            .await
+            .contains("1. a3-a4 (1. b3-b4) 1... a6-a5 2. a4xa8 *"),
+        "{}",
+        pdn(&c, &s, &f.id).await
+    );
     s.stop().await;
 }
 

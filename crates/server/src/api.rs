@@ -265,10 +265,17 @@ impl AppState {
                 let before = next.main_plies();
                 let line = next.main_line();
                 change(next.as_mut())?;
-                if !next.main_line().starts_with(&line) {
+                let after_line = next.main_line();
+                if !after_line.starts_with(&line) {
                     may_rewrite(next.meta(), &who)?;
                 }
-                friend::after_change(next.as_mut(), before, now);
+                // The plies of the main line the change kept.
+                let kept = line
+                    .iter()
+                    .zip(&after_line)
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                friend::after_change(next.as_mut(), before, kept, now);
                 let moved = next.main_plies() != before;
                 let state = app.commit(&mut guard, next)?;
                 Ok((with_seats(state, &claimed), moved))

@@ -226,6 +226,25 @@ impl Clock {
         self.since = Some(now);
     }
 
+    /// The main line kept its first `kept` plies and now has `after`: each side has the time it
+    /// had after the plies kept (the moves after them have no time of their own), and the side
+    /// to move runs from now (the clock starts with the first move).
+    pub fn taken_back(&mut self, kept: usize, after: usize, to_move: Color, now: u64) {
+        self.after.truncate(kept);
+        let initial = self.initial_ms as i64;
+        let [white, black] = self.after.last().copied().unwrap_or([initial, initial]);
+        self.white_ms = white;
+        self.black_ms = black;
+        while self.after.len() < after {
+            self.after.push([white, black]);
+        }
+        (self.running, self.since) = if after == 0 {
+            (None, None)
+        } else {
+            (Some(to_move.into()), Some(now))
+        };
+    }
+
     /// Stops the clock (the game ended), charging the running side the time it used.
     pub fn stop(&mut self, now: u64) {
         if let Some((side, left)) = self.running_left(now) {
@@ -294,12 +313,26 @@ pub fn settle_flag(session: &dyn Session, now: u64) -> Option<Box<dyn Session>> 
 
 /// After a change: a move that extended the main line runs the clock and withdraws a draw
 /// offer the mover did not take; a game that is now over stops the clock.
-pub fn after_change(session: &mut dyn Session, before: usize, now: u64) {
+pub fn after_change(session: &mut dyn Session, before: usize, kept: usize, now: u64) {
     let after = session.main_plies();
     let to_move = session.main_side_to_move();
-    let over = session.meta().play.ending.is_some() || session.main_over();
+    let board_over = session.main_over();
     let play = &mut session.meta_mut().play;
-    if after > before {
+    if kept < before {
+        // Moves of the main line taken back or replaced (with every held seat): an ending
+        // after them goes with them, and the clock is as it was after the plies kept (a
+        // resignation outlived the deletion of every move; the clock kept the times of moves
+        // no longer played).
+        if play.ending.as_ref().is_some_and(|e| e.plies > kept) {
+            play.ending = None;
+            play.draw_offer = None;
+        }
+        if let Some(clock) = play.clock.as_mut() {
+            clock.taken_back(kept, after, to_move, now);
+        }
+    }
+    let over = play.ending.is_some() || board_over;
+    if kept == before && after > before {
         // The mover is the side not to move now; the offer was the other side's.
         if play.draw_offer == Some(to_move.into()) {
             play.draw_offer = None;

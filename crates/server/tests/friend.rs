@@ -330,6 +330,43 @@ async fn one_player_stepping_back_leaves_the_game_where_it_is() {
     s.stop().await;
 }
 
+/// Moves taken back by both players take with them what came after them: a resignation after
+/// them, and the clock's times (each side has what it had after the moves kept). A resignation
+/// outlived the deletion of every move, and the clock kept the times of moves no longer played.
+#[tokio::test]
+async fn moves_taken_back_together_take_the_ending_and_the_times_with_them() {
+    let s = TestServer::start(temp_db("friend-take-back"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 5, "increment": 3}})).await;
+    let (_, first) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 200);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "b3-b4").await.0, 200);
+    let at = |path: &str| s.url(&format!("/api/games/{}/{path}", f.id));
+    let (status, resigned) = post_as(&c, &at("resign"), Some(&f.black), json!({})).await;
+    assert_eq!(status, 200, "{resigned}");
+    assert_eq!(resigned["outcome"]["result"], "1-0", "{resigned}");
+    // Both players take back Black's move and White's answer.
+    let both = format!("{},{}", f.white, f.black);
+    let (status, state) = post_as(&c, &at("delete"), Some(&both), json!({"node": 2})).await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["outcome"].is_null(), "{state}");
+    let clock = &state["clock"];
+    assert_eq!(clock["after"].as_array().unwrap().len(), 1, "{state}");
+    assert_eq!(clock["white_ms"], first["clock"]["white_ms"], "{state}");
+    assert_eq!(clock["black_ms"], first["clock"]["black_ms"], "{state}");
+    assert_eq!(clock["running"], "black", "{state}");
+    // The game goes on from there.
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "g6-g5").await.0, 200);
+    // Every move taken back: the clock waits for the first move again.
+    let (status, state) = post_as(&c, &at("delete"), Some(&both), json!({"node": 1})).await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["clock"].get("running").is_none(), "{state}");
+    assert_eq!(state["clock"]["white_ms"], 300_000, "{state}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn resignation_is_stored_and_exported() {
     let db = temp_db("friend-resign");

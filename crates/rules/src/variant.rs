@@ -102,6 +102,26 @@ impl Variant {
                 return Err(err(key, "must not be empty".into()));
             }
         }
+        // Printed in tables and on terminals: a control character (an escape sequence, a line
+        // break) would rewrite the terminal or break the table. A description may break lines.
+        for (key, value, lines) in [
+            ("name", &spec.name, false),
+            ("family", &spec.family, false),
+            ("description", &spec.description, true),
+        ] {
+            if let Some(c) = value
+                .chars()
+                .find(|&c| c.is_control() && !(lines && (c == '\n' || c == '\t')))
+            {
+                return Err(err(
+                    key,
+                    format!(
+                        "holds the control character {:?}",
+                        c.escape_unicode().to_string()
+                    ),
+                ));
+            }
+        }
 
         let squares = match spec.board.squares {
             SquaresSpec::All => Squares::All,

@@ -1746,3 +1746,35 @@ fn near_valid_sweep() {
         "{loaded} loaded, {rejected} rejected"
     );
 }
+
+/// A name, family or description is printed in tables and on terminals: one holding a control
+/// character (an escape sequence, a line break in a name) is refused with the key; a
+/// description may break lines. (They were printed raw: a file could rewrite the terminal.)
+#[test]
+fn names_and_descriptions_hold_no_control_characters() {
+    let base = child("my-variant", "turkish", "");
+    for (from, to, key) in [
+        (
+            "name = \"Test my-variant\"",
+            "name = \"Test\\u001b[2J\"",
+            "name",
+        ),
+        (
+            "name = \"Test my-variant\"",
+            "name = \"Two\\nlines\"",
+            "name",
+        ),
+        (
+            "description = \"A test variant.\"",
+            "description = \"A \\u0007 bell.\"",
+            "description",
+        ),
+    ] {
+        rejects(&edit(&base, from, to), key, "control character");
+    }
+    loads(&edit(
+        &base,
+        "description = \"A test variant.\"",
+        "description = \"Two\\nlines.\"",
+    ));
+}

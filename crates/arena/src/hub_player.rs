@@ -19,15 +19,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use damspel_protocol::hub::{
-    parse_move, write_move, write_position, Command, GoMode, Level, ParamKind, Response,
+    parse_move, stream, write_move, write_position, Command, GoMode, Level, ParamKind, Response,
+    MAX_LINE_LEN,
 };
 use damspel_rules::{Bits, Game, Move};
 
 use crate::player::{Forfeit, Player};
-
-/// The longest line read from an engine (as `damspel hub` reads its GUI's): an engine that
-/// wrote an endless line (`cat /dev/zero`) grew the match by 450 MB a second.
-const MAX_LINE: usize = 1 << 20;
 
 /// The most kept of a line the engine writes on stderr.
 const MAX_STDERR_LINE: usize = 4096;
@@ -88,7 +85,8 @@ pub fn engine_variant_name(id: &str, values: &[String]) -> Option<String> {
 struct Engine {
     child: Child,
     stdin: ChildStdin,
-    /// The engine's lines (`Err`: one longer than `MAX_LINE`, after which nothing is read).
+    /// The engine's lines, each within the protocol's bound (`Err`: one longer, after which
+    /// nothing is read: an engine writing an endless line grew the match by 450 MB a second).
     lines: Receiver<Result<String, usize>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
 }
@@ -114,22 +112,15 @@ impl Engine {
             let mut reader = BufReader::new(stdout);
             let mut buf = Vec::new();
             loop {
-                buf.clear();
-                match (&mut reader)
-                    .take(MAX_LINE as u64 + 1)
-                    .read_until(b'\n', &mut buf)
-                {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if buf.len() > MAX_LINE => {
-                        let _ = tx.send(Err(MAX_LINE));
-                        break;
-                    }
-                    Ok(_) => {
-                        let line = String::from_utf8_lossy(&buf).trim_end().to_string();
-                        if tx.send(Ok(line)).is_err() {
-                            break;
-                        }
-                    }
+                let line = match stream::read_line(&mut reader, &mut buf) {
+                    stream::Got::End => break,
+                    // The engine forfeits: the rest of its line is not read.
+                    stream::Got::TooLong => Err(MAX_LINE_LEN),
+                    stream::Got::Line(line) => Ok(line.trim_end().to_string()),
+                };
+                let over = line.is_err();
+                if tx.send(line).is_err() || over {
+                    break;
                 }
             }
         });

@@ -8,8 +8,9 @@
 //!   standard, pydraughts' conventions for the 8x8 variants it plays, and Damspel's extension
 //!   of the standard for the other boards (see `docs/hub.md`).
 //! * [`session`]: the engine's state machine, commands in and actions out.
+//! * [`stream`]: lines read from a stream, each within the protocol's bound.
 //!
-//! Everything here is pure: the command line (`damspel hub`) owns stdin, stdout and threads,
+//! Everything here is pure (`stream` reads from a reader its caller gives): the command line (`damspel hub`) owns stdin, stdout and threads,
 //! and the match runner's Hub client owns the engine process.
 
 pub mod board;
@@ -17,6 +18,7 @@ pub mod dialect;
 pub mod parse;
 pub mod print;
 pub mod session;
+pub mod stream;
 
 pub use board::{parse_move, parse_position, write_move, write_position, BoardTextError};
 pub use dialect::Dialect;

@@ -6,7 +6,7 @@
 //! `quit`:
 //!
 //! * the reader ([`read_input`]) turns standard input into lines (each at most
-//!   [`MAX_LINE`] bytes);
+//!   `MAX_LINE_LEN` bytes);
 //! * the desk ([`desk`], the main thread) answers `ping`, `stop` and `quit` at once and
 //!   hands every other command over in order;
 //! * the engine side ([`engine_side`]) runs the session: engine building, positions, searches
@@ -18,18 +18,17 @@ mod desk;
 mod engine_side;
 mod shared;
 
-use std::io::{self, BufRead, Read};
+use std::io;
 use std::sync::mpsc;
 use std::sync::Arc;
 
 use anyhow::Result;
-use damspel_protocol::hub::{Command, EngineId, HubError, Identity, Limits, Params};
+use damspel_protocol::hub::{
+    stream, Command, EngineId, HubError, Identity, Limits, Params, MAX_LINE_LEN,
+};
 use damspel_rules::Catalogue;
 
 use shared::Shared;
-
-/// The longest line read (a `pos` with the moves of a very long game is a few KiB).
-pub(super) const MAX_LINE: usize = 1 << 20;
 
 /// Lines read and not yet taken by the desk.
 const INPUT_QUEUE: usize = 64;
@@ -114,36 +113,16 @@ fn read_input(lines: mpsc::SyncSender<Input>) {
     let mut stdin = stdin.lock();
     let mut buf = Vec::new();
     loop {
-        buf.clear();
-        match (&mut stdin)
-            .take(MAX_LINE as u64)
-            .read_until(b'\n', &mut buf)
-        {
-            Ok(0) | Err(_) => break,
-            Ok(_) if buf.last() != Some(&b'\n') && buf.len() >= MAX_LINE => {
-                // Skip the rest of the line without keeping it.
-                let mut rest = Vec::new();
-                loop {
-                    rest.clear();
-                    match (&mut stdin)
-                        .take(MAX_LINE as u64)
-                        .read_until(b'\n', &mut rest)
-                    {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) if rest.last() == Some(&b'\n') => break,
-                        Ok(_) => {}
-                    }
-                }
-                if lines.send(Input::TooLong(MAX_LINE)).is_err() {
-                    return;
-                }
+        let input = match stream::read_line(&mut stdin, &mut buf) {
+            stream::Got::End => break,
+            stream::Got::TooLong => {
+                stream::skip_line(&mut stdin, &mut buf);
+                Input::TooLong(MAX_LINE_LEN)
             }
-            Ok(_) => {
-                let line = String::from_utf8_lossy(&buf).into_owned();
-                if lines.send(Input::Line(line)).is_err() {
-                    return;
-                }
-            }
+            stream::Got::Line(line) => Input::Line(line),
+        };
+        if lines.send(input).is_err() {
+            return;
         }
     }
     let _ = lines.send(Input::Eof);

@@ -91,14 +91,7 @@ async fn a_game_against_the_engine() {
     assert_eq!(state["redo"], 0);
 
     // PDN export, and import of that PDN into a new game with the same moves.
-    let pdn = c
-        .get(server.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let pdn = common::pdn(&c, &server, &id).await;
     assert!(pdn.contains("1. d3-d4"), "{pdn}");
     let (status, imported) = post(
         &c,

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::{get, temp_db, TestServer};
+use crate::common::{get, pdn, temp_db, TestServer};
 use serde_json::{json, Value};
 
 async fn post_as(
@@ -86,16 +86,6 @@ async fn mv(
         json!({ "move": text }),
     )
     .await
-}
-
-async fn pdn(c: &reqwest::Client, s: &TestServer, id: &str) -> String {
-    c.get(s.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]
@@ -289,14 +279,7 @@ async fn one_player_stepping_back_leaves_the_game_where_it_is() {
     let (status, view) = post_as(&c, &at("undo"), Some(&f.black), json!({})).await;
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["tree"]["current"], 0, "{view}");
-    let game: Value = c
-        .get(s.url(&format!("/api/games/{}", f.id)))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, game) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
     assert_eq!(game["tree"]["current"], 1, "{game}");
     assert_eq!(mv(&c, &s, &f.id, &f.black, "a6-a5").await.0, 200);
     assert!(pdn(&c, &s, &f.id).await.contains("1. a3-a4 a6-a5 *"));

@@ -4,7 +4,7 @@
 //! file in CP1251 read as written.
 
 use crate::common;
-use crate::common::{post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, TestServer};
 use base64::Engine as _;
 use serde_json::json;
 
@@ -50,14 +50,7 @@ async fn a_file_is_listed_game_by_game_and_one_game_imported() {
     // The game's tags are kept: its export names the players and the event (issue 11: "every
     // import threw its tags away").
     let id = state["id"].as_str().unwrap();
-    let pdn = c
-        .get(server.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let pdn = common::pdn(&c, &server, id).await;
     for tag in ["[White \"Eva\"]", "[Black \"Fred\"]", "[Event \"Club\"]"] {
         assert!(pdn.contains(tag), "{tag} in {pdn}");
     }
@@ -189,14 +182,7 @@ async fn an_import_keeps_what_a_game_can_hold_and_lists_the_rest() {
     assert!(skipped[2].contains("3000 bytes"), "{skipped:?}");
     server.stop().await;
     let server = TestServer::start(db, 1).await;
-    let again: serde_json::Value = c
-        .get(server.url(&format!("/api/games/{id}")))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let (_, again) = get(&c, &server.url(&format!("/api/games/{id}"))).await;
     let first = &again["tree"]["nodes"][1];
     assert_eq!(first["comment"], a.as_str(), "{again}");
     assert_eq!(first["nags"].as_array().unwrap().len(), 8, "{again}");

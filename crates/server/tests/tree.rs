@@ -2,6 +2,7 @@
 //! only at the end of the main line, variations can be promoted and deleted, and the tree
 //! (with comments and NAGs) survives a restart, a PDN import and a PDN export.
 
+use crate::common;
 use crate::common::{get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
@@ -299,14 +300,7 @@ async fn an_imported_game_keeps_its_variations_and_comments_in_and_out() {
     assert_eq!(node(&state, m28)["comment"], "a classic");
     assert_eq!(node(&state, v23)["comment"], "the other");
 
-    let pdn = c
-        .get(server.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let pdn = common::pdn(&c, &server, &id).await;
     // As written, with Black's move numbered again after a comment (as PGN's export format
     // asks), and wrapped at 79 columns.
     let text = pdn.split("\n\n").nth(1).unwrap().replace('\n', " ");
@@ -365,14 +359,7 @@ async fn a_variation_of_the_first_move_is_exported() {
     let (id, _) = four_moves(&c, &server).await;
     let (status, state) = play(&c, &server, &id, json!({"move": "c3-c4", "from": 0})).await;
     assert_eq!(status, 200, "{state}");
-    let pdn = c
-        .get(server.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let pdn = common::pdn(&c, &server, &id).await;
     let text = pdn.split("\n\n").nth(1).unwrap().replace('\n', " ");
     assert_eq!(
         text.trim(),
@@ -440,14 +427,7 @@ async fn a_comment_that_looks_like_a_tag_stays_in_its_game() {
         .await;
         assert_eq!(status, 200, "{body}");
     }
-    let pdn = c
-        .get(server.url(&format!("/api/games/{id}/pdn")))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let pdn = common::pdn(&c, &server, &id).await;
     let (status, listed) = post(&c, &server.url("/api/pdn"), json!({"pdn": pdn})).await;
     assert_eq!(status, 200, "{listed}");
     assert_eq!(listed["games"].as_array().unwrap().len(), 1, "{pdn}");

@@ -133,6 +133,18 @@ pub async fn post_as_watcher(client: &reqwest::Client, url: &str, body: Value) -
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
+/// A game's PDN export, as text.
+pub async fn pdn(client: &reqwest::Client, server: &TestServer, id: &str) -> String {
+    client
+        .get(server.url(&format!("/api/games/{id}/pdn")))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 pub async fn get(client: &reqwest::Client, url: &str) -> (u16, Value) {
     let r = client.get(url).send().await.unwrap();
     let status = r.status().as_u16();

@@ -50,18 +50,25 @@ async fn a_move_the_database_refused_is_not_applied() {
     server.stop().await;
 }
 
+/// Starts a second server on `db` (another server runs) and checks it is refused as in use.
+async fn second_server_is_refused(db: &std::path::Path) {
+    let second = damspel_server::Server::bind(
+        damspel_rules::Catalogue::builtin(),
+        config(db.to_path_buf(), 1),
+    )
+    .await;
+    let message = match second {
+        Ok(_) => panic!("a second server started on {}", db.display()),
+        Err(e) => e.to_string(),
+    };
+    assert!(message.contains("another damspel server"), "{message}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_the_same_database_is_refused() {
     let db = temp_db("twice");
     let first = TestServer::start(db.clone(), 1).await;
-    let second =
-        damspel_server::Server::bind(damspel_rules::Catalogue::builtin(), config(db.clone(), 1))
-            .await;
-    let message = match second {
-        Ok(_) => panic!("a second server started on the same database"),
-        Err(e) => e.to_string(),
-    };
-    assert!(message.contains("another damspel server"), "{message}");
+    second_server_is_refused(&db).await;
     first.stop().await;
     // Once the first is gone, the database is free again.
     let again = TestServer::start(db, 1).await;
@@ -77,14 +84,7 @@ async fn a_second_server_on_a_link_to_the_database_is_refused() {
     let link = temp_db("link-to-linked");
     let first = TestServer::start(db.clone(), 1).await;
     std::os::unix::fs::symlink(&db, &link).unwrap();
-    let second =
-        damspel_server::Server::bind(damspel_rules::Catalogue::builtin(), config(link.clone(), 1))
-            .await;
-    let message = match second {
-        Ok(_) => panic!("a second server started on a link to the database"),
-        Err(e) => e.to_string(),
-    };
-    assert!(message.contains("another damspel server"), "{message}");
+    second_server_is_refused(&link).await;
     first.stop().await;
     let _ = std::fs::remove_file(&link);
 }

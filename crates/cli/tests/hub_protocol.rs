@@ -377,6 +377,11 @@ fn malformed_lines_get_an_error_and_the_engine_goes_on() {
         "level depth=",
         "level depth=deep",
         "level depth=-3",
+        // No search at all, and deeper than the engine goes (docs/hub.md: 1 to 64).
+        "level depth=0",
+        "level depth=65",
+        "level nodes=0",
+        "level moves=0 time=60",
         "level move-time=-1",
         "level move-time=nan",
         "level nodes=99999999999999999999999",

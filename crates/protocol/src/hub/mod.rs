@@ -29,5 +29,5 @@ pub use parse::{
 pub use print::quote;
 pub use session::{
     apply_param, declare, info_response, score_in_men, Action, Identity, Limits, Params,
-    SearchOrder, SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME, MAX_LEVEL,
+    SearchOrder, SearchScore, Session, Setup, SetupStep, DEFAULT_MOVE_TIME, MAX_DEPTH, MAX_LEVEL,
 };

@@ -7,6 +7,7 @@
 //! then `name` or `name=value` arguments, where a value is a name or a double-quoted string
 //! (which may hold blanks and `=`, but not `"`). Anything else is malformed.
 
+use super::session::MAX_DEPTH;
 use std::fmt;
 
 /// One argument: `name=value`, or a flag `name` (no value).
@@ -280,6 +281,22 @@ fn parse_number<T: std::str::FromStr>(line: &Line, name: &str, what: &str) -> Re
     })
 }
 
+/// A whole number from `min` to `max` (a depth of 0 or a node count of 0 asks for no search,
+/// which the engine cannot give).
+fn parse_ranged<T>(line: &Line, name: &str, what: &str, min: T, max: T) -> Result<T, HubError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let n: T = parse_number(line, name, &format!("a whole {what}"))?;
+    if n < min || n > max {
+        return Err(HubError::new(format!(
+            "{} {name}={n}: expected a whole {what} from {min} to {max}",
+            line.command
+        )));
+    }
+    Ok(n)
+}
+
 fn parse_seconds(line: &Line, name: &str) -> Result<f64, HubError> {
     let t: f64 = parse_number(line, name, "a number of seconds")?;
     if !t.is_finite() || t < 0.0 {
@@ -347,9 +364,12 @@ impl Command {
                 for arg in &line.args {
                     let name = arg.name.as_str();
                     match name {
-                        "depth" => level.depth = Some(parse_number(line, name, "a whole depth")?),
+                        "depth" => {
+                            level.depth = Some(parse_ranged(line, name, "depth", 1, MAX_DEPTH)?)
+                        }
                         "nodes" => {
-                            level.nodes = Some(parse_number(line, name, "a whole number of nodes")?)
+                            level.nodes =
+                                Some(parse_ranged(line, name, "number of nodes", 1, u64::MAX)?)
                         }
                         "move-time" => level.move_time = Some(parse_seconds(line, name)?),
                         "time" | "moves" | "inc" => {
@@ -362,8 +382,13 @@ impl Command {
                                 "time" => c.time = parse_seconds(line, name)?,
                                 "inc" => c.inc = parse_seconds(line, name)?,
                                 _ => {
-                                    c.moves =
-                                        Some(parse_number(line, name, "a whole number of moves")?)
+                                    c.moves = Some(parse_ranged(
+                                        line,
+                                        name,
+                                        "number of moves",
+                                        1,
+                                        u32::MAX,
+                                    )?)
                                 }
                             }
                         }
@@ -733,6 +758,10 @@ mod tests {
             "level depth=deep",
             "level depth=-1",
             "level nodes=1e99",
+            "level depth=0",
+            "level depth=65",
+            "level nodes=0",
+            "level moves=0 time=60",
             "level move-time=fast",
             "level move-time=-1",
             "level move-time=inf",

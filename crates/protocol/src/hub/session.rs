@@ -46,6 +46,9 @@ pub struct Params {
 /// The protocol's own bounds; an engine declares its own maxima within them ([`Limits`]).
 pub const MAX_THREADS: u32 = 256;
 pub const MAX_HASH_MB: u32 = 65_536;
+/// The deepest search `level depth=` may ask for (the engine's own maximum, checked where both
+/// are known).
+pub const MAX_DEPTH: u32 = 64;
 /// Damspel's playing levels are 1 to 8; 8 is full strength.
 pub const MAX_LEVEL: u32 = 8;
 

@@ -16,7 +16,7 @@ use damspel_protocol::hub::parse::is_name;
 use damspel_protocol::hub::{
     parse_move, parse_position, tokenize, write_move, write_position, Action, ClockLevel, Command,
     EngineId, GoMode, HubError, Identity, InfoLine, Level, Limits, ParamDecl, ParamKind, Params,
-    Response, Session, Setup, SetupStep, MAX_LINE_LEN,
+    Response, Session, Setup, SetupStep, MAX_DEPTH, MAX_LINE_LEN,
 };
 use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
 use proptest::prelude::*;
@@ -254,10 +254,12 @@ fn seconds() -> impl Strategy<Value = f64> {
 
 fn level() -> impl Strategy<Value = Level> {
     (
-        proptest::option::of(any::<u32>()),
-        proptest::option::of(any::<u64>()),
+        // The ranges a level's numbers must be in (the protocol reference's `level`; 0 asks
+        // for no search, 64 is the deepest).
+        proptest::option::of(1..=MAX_DEPTH),
+        proptest::option::of(1..=u64::MAX),
         proptest::option::of(seconds()),
-        proptest::option::of((proptest::option::of(any::<u32>()), seconds(), seconds())),
+        proptest::option::of((proptest::option::of(1..=u32::MAX), seconds(), seconds())),
         any::<bool>(),
     )
         .prop_map(|(depth, nodes, move_time, clock, infinite)| Level {

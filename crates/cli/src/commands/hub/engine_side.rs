@@ -428,3 +428,12 @@ fn search_score(kind: ScoreKind, centi: i32) -> SearchScore {
         ScoreKind::Men(_) => SearchScore::CentiMen(centi),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The protocol refuses `level depth=` past its maximum; it must be the engine's.
+    #[test]
+    fn the_deepest_level_is_the_engines_deepest_search() {
+        assert_eq!(damspel_protocol::hub::MAX_DEPTH, damspel_engine::MAX_DEPTH);
+    }
+}

@@ -252,6 +252,42 @@ fn ping_and_stop_are_answered_during_a_search() {
     assert!(hub.close().success());
 }
 
+/// Writes `script` to a new engine all at once, closes its input, and reads all it wrote.
+fn piped(script: &str) -> Vec<String> {
+    let mut hub = Hub::start();
+    hub.send_bytes(script.as_bytes());
+    drop(hub.stdin.take());
+    let started = Instant::now();
+    let status = hub.child.wait().unwrap();
+    assert!(status.success(), "{script:?}: {status}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{script:?}");
+    hub.lines.iter().collect()
+}
+
+/// `printf 'hub\ninit\n...' | damspel hub`: the commands before `quit` or the end of input
+/// are answered before the engine ends (it wrote nothing at all: the end of input came first).
+/// A search still running is stopped and answers with the best move it has.
+#[test]
+fn a_script_piped_in_whole_gets_its_answers() {
+    let lines = piped("hub\nquit\n");
+    assert!(lines.last().is_some_and(|l| l == "wait"), "{lines:?}");
+    let lines = piped(&format!(
+        "hub\nset-param name=hash value=1\ninit\npos pos={START}\nlevel depth=64\ngo think\nping\n"
+    ));
+    assert!(lines.iter().any(|l| l == "ready"), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "pong"), "{lines:?}");
+    let done = lines
+        .iter()
+        .find(|l| l.starts_with("done"))
+        .expect("a done");
+    let mv = value(done, "move").expect("a move");
+    assert!(
+        ["31-26", "31-27", "32-27", "32-28", "33-28", "33-29", "34-29", "34-30", "35-30"]
+            .contains(&mv),
+        "{done}"
+    );
+}
+
 #[test]
 fn eof_during_a_search_ends_the_engine() {
     let mut hub = Hub::start();

@@ -3,7 +3,9 @@
 //! move, builds an engine or waits for a search: everything else is handed to the engine side
 //! in order.
 //!
-//! * `quit` and the end of input end the program at once (the search threads die with it).
+//! * `quit` and the end of input stop the search and end the program once the commands before
+//!   them are answered and written out, or after [`QUIT_GRACE`] ([`EOF_GRACE`]; the search
+//!   threads die with it): a script that pipes its commands in gets its answers.
 //! * `ping` is answered at once when the engine side has nothing in hand; otherwise it goes
 //!   after the commands before it (so its `pong` follows their answers), and the desk answers
 //!   it itself if they take longer than [`PING_GRACE`].
@@ -30,6 +32,12 @@ pub(super) const PING_GRACE: Duration = Duration::from_millis(40);
 pub(super) const STOP_GRACE: Duration = Duration::from_millis(50);
 /// How far a timed search may overrun its time before the desk answers for it.
 pub(super) const TIME_GRACE: Duration = Duration::from_millis(50);
+
+/// How long `quit` waits for the answers to the commands before it (a GUI waits for it to end).
+pub(super) const QUIT_GRACE: Duration = Duration::from_millis(80);
+/// How long the end of input waits for them: nobody waits for the engine to end, and a script
+/// piped in may end with an `init` that allocates a big table.
+pub(super) const EOF_GRACE: Duration = Duration::from_secs(2);
 
 /// Commands (and pings) the engine side may have in hand at once. A GUI waits for answers
 /// long before this; only a runaway sender reaches it.
@@ -60,13 +68,15 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
                 continue;
             }
             Err(RecvTimeoutError::Timeout) => continue,
-            Ok(Input::Eof) | Err(RecvTimeoutError::Disconnected) => return,
+            Ok(Input::Eof) | Err(RecvTimeoutError::Disconnected) => {
+                return finish(shared, &mut waiting, EOF_GRACE)
+            }
         };
         let command = Command::parse(&line);
         let now = Instant::now();
         let full = shared.lock().in_flight >= MAX_IN_HAND;
         match &command {
-            Ok(Command::Quit) => return,
+            Ok(Command::Quit) => return finish(shared, &mut waiting, QUIT_GRACE),
             Ok(Command::Ping) => {
                 pings += 1;
                 let mut state = shared.lock();
@@ -113,6 +123,30 @@ pub(super) fn run(input: &Receiver<Input>, engine: &Sender<EngineEvent>, shared:
             _ => {}
         }
         hand_over(shared, engine, EngineEvent::Command(command));
+    }
+}
+
+/// Stops the search and waits, at most `grace`, until the engine side has answered every
+/// command handed to it (a `go` its `done`) and every line is written out.
+fn finish(shared: &Shared, waiting: &mut VecDeque<(u64, Instant)>, grace: Duration) {
+    let deadline = Instant::now() + grace;
+    {
+        let mut state = shared.lock();
+        state.quitting = true;
+        if let Some(search) = state.live_search() {
+            search.raise_stop();
+        }
+    }
+    loop {
+        keep_promises(shared, waiting);
+        {
+            let state = shared.lock();
+            let answered = state.in_flight == 0 && !state.owes_done();
+            if (answered && shared.all_written(&state)) || Instant::now() >= deadline {
+                return;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 

@@ -320,8 +320,11 @@ impl Side {
                 return Err(engine);
             }
             // A stop meant for an earlier search must not end this one; a stop that came with
-            // this `go` must.
-            stop.store(state.stop_answer_at.is_some(), Ordering::Relaxed);
+            // this `go` must, and so must `quit`.
+            stop.store(
+                state.stop_answer_at.is_some() || state.quitting,
+                Ordering::Relaxed,
+            );
             let pondering = order.mode == GoMode::Ponder && limits.infinite;
             state.search = Some(Search {
                 stop: stop.clone(),

@@ -5,7 +5,7 @@
 //! it (hundreds of search threads share two cores) holds it for a few instructions at most.
 
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
@@ -14,6 +14,8 @@ use damspel_protocol::hub::Response;
 
 pub(super) struct Shared {
     state: Mutex<State>,
+    /// Lines the writer thread has written out (none where lines go to a channel).
+    written: Option<Arc<AtomicU64>>,
 }
 
 pub(super) struct State {
@@ -34,6 +36,10 @@ pub(super) struct State {
     pub stop_answer_at: Option<Instant>,
     /// The search running (or answered by the desk and still running).
     pub search: Option<Search>,
+    /// `quit` or the end of input came: a search is stopped as it starts.
+    pub quitting: bool,
+    /// Lines queued for standard output.
+    said: u64,
 }
 
 /// A running search, as the desk sees it.
@@ -64,6 +70,7 @@ impl State {
     pub fn say(&mut self, response: &Response) {
         // The writer only ends with the program.
         let _ = self.out.send(response.to_string());
+        self.said += 1;
     }
 
     /// Answers ping number `id` unless it was answered.
@@ -129,6 +136,8 @@ impl Shared {
     /// engine quits).
     pub fn new() -> Shared {
         let (out, lines) = mpsc::channel::<String>();
+        let written = Arc::new(AtomicU64::new(0));
+        let count = written.clone();
         std::thread::spawn(move || {
             let stdout = io::stdout();
             for line in lines {
@@ -136,9 +145,13 @@ impl Shared {
                 if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
                     std::process::exit(0);
                 }
+                count.fetch_add(1, Ordering::Release);
             }
         });
-        Shared::writing_to(out)
+        Shared {
+            written: Some(written),
+            ..Shared::writing_to(out)
+        }
     }
 
     /// The shared state, its lines going to `out`.
@@ -153,8 +166,18 @@ impl Shared {
                 skip_dones: 0,
                 stop_answer_at: None,
                 search: None,
+                quitting: false,
+                said: 0,
             }),
+            written: None,
         }
+    }
+
+    /// Whether every line queued has been written out (`state` is this one's, locked).
+    pub fn all_written(&self, state: &State) -> bool {
+        self.written
+            .as_ref()
+            .is_none_or(|w| w.load(Ordering::Acquire) >= state.said)
     }
 
     pub fn lock(&self) -> MutexGuard<'_, State> {

@@ -1,6 +1,7 @@
 //! Joining shard databases (`merge`) and comparing two databases (`diff`). A merge is the union
 //! of the inputs' rows; the same key with different content in two inputs (or in an input and
-//! the output) is an error and nothing of that input is written.
+//! the output) is an error and nothing of that input is written. Every input is checked
+//! (it exists, once, and is an atlas database) before the output is created or written.
 
 use std::path::Path;
 
@@ -14,8 +15,10 @@ pub enum MergeError {
     Store(#[from] StoreError),
     #[error("{0}: no such file")]
     Missing(String),
-    #[error("{0} is the output; give the inputs only once and not the output")]
-    SameFile(String),
+    #[error("{0} is the output: the inputs are merged into it, so it cannot be one")]
+    IsOutput(String),
+    #[error("{0} is given twice as an input")]
+    Repeated(String),
     #[error("{path} is not an atlas database (no meta table with schema {SCHEMA_VERSION})")]
     NotAtlas { path: String },
     #[error("{input} and {output} disagree on {what} ({key}): the same key with different content; nothing of {input} was merged")]
@@ -57,9 +60,18 @@ pub fn merge(out: &Path, inputs: &[&Path]) -> Result<MergeSummary, MergeError> {
         let same_as = |other: &Path| {
             other.exists() && std::fs::canonicalize(other).ok() == std::fs::canonicalize(input).ok()
         };
-        if same_as(out) || inputs[..i].iter().any(|p| same_as(p)) {
-            return Err(MergeError::SameFile(input.display().to_string()));
+        if same_as(out) {
+            return Err(MergeError::IsOutput(input.display().to_string()));
         }
+        if inputs[..i].iter().any(|p| same_as(p)) {
+            return Err(MergeError::Repeated(input.display().to_string()));
+        }
+    }
+    for input in inputs {
+        // Read-only: an input that is not a database must not become an empty one.
+        let name = input.display().to_string();
+        let conn = Connection::open_in_memory().map_err(|e| sqlite(&name, e))?;
+        attach(&conn, input, &name)?;
     }
     let mut store = Store::open(out)?;
     let output = store.path().to_string();

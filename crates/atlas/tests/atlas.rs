@@ -370,7 +370,21 @@ fn bad_input_is_a_clear_error() {
         merge(&out, &[&db(&dir, "missing.db")]),
         Err(MergeError::Missing(_))
     ));
-    assert!(matches!(merge(&out, &[&out]), Err(MergeError::SameFile(_))) || !out.exists());
+    assert!(matches!(merge(&out, &[&out]), Err(MergeError::IsOutput(_))) || !out.exists());
+    // An input given twice is named as such; a bad input after a good one leaves no output
+    // behind (it was created before the inputs were looked at, empty or half merged).
+    let good = db(&dir, "good.db");
+    Store::open(&good).unwrap();
+    let fresh = db(&dir, "fresh.db");
+    assert!(matches!(
+        merge(&fresh, &[&good, &good]),
+        Err(MergeError::Repeated(p)) if p.ends_with("good.db")
+    ));
+    assert!(matches!(
+        merge(&fresh, &[&good, &other]),
+        Err(MergeError::NotAtlas { .. })
+    ));
+    assert!(!fresh.exists());
     let future = db(&dir, "future.db");
     Store::open(&future).unwrap();
     Connection::open(&future)

@@ -20,10 +20,21 @@ pub fn load(files: &[PathBuf]) -> Result<Catalogue> {
     Ok(catalogue)
 }
 
-/// An error as the command line shows it: an unknown variant id names the nearest ids instead
-/// of all of them.
+/// An error as the command line shows it: its causes in turn (a cause its message already ends
+/// with is not said again: the library errors name their cause, "database a.db: file is not a
+/// database"), and an unknown variant id names the nearest ids instead of all of them.
 pub fn explain(e: &anyhow::Error) -> String {
-    let text = format!("{e:#}");
+    let mut text = String::new();
+    for cause in e.chain() {
+        let said = cause.to_string();
+        if text.ends_with(&said) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&said);
+    }
     let Some(CatalogueError::Unknown { name, known }) = e
         .chain()
         .find_map(|cause| cause.downcast_ref::<CatalogueError>())
@@ -58,5 +69,43 @@ fn unknown_variant(name: &str, known: &[String]) -> String {
                 ids.join(", ")
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::explain;
+
+    /// An error whose message names its cause, as the libraries' (thiserror's
+    /// `#[error("database {path}: {source}")]`) do.
+    #[derive(Debug)]
+    struct Named {
+        path: String,
+        source: std::io::Error,
+    }
+
+    impl std::fmt::Display for Named {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "database {}: {}", self.path, self.source)
+        }
+    }
+
+    impl std::error::Error for Named {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.source)
+        }
+    }
+
+    /// A cause is said once, whether its error's message names it or a context adds it.
+    #[test]
+    fn each_cause_is_said_once() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let named = anyhow::Error::new(Named {
+            path: "a.db".into(),
+            source: io(),
+        });
+        assert_eq!(explain(&named), "database a.db: no such file");
+        let context = anyhow::Error::new(io()).context("cannot read b.pdn");
+        assert_eq!(explain(&context), "cannot read b.pdn: no such file");
     }
 }

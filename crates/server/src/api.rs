@@ -229,14 +229,18 @@ impl AppState {
         let (moves, redo) = session.moves_full();
         // The games list shows how the game ended, not the node someone is looking at.
         let outcome = session.main_outcome_json();
-        self.store.save(&Row {
-            meta: session.meta().clone(),
-            moves,
-            redo,
-            tree: Some(session.tree_text()),
-            result: outcome.as_ref().map(|o| o.result.to_string()),
-            reason: outcome.map(|o| o.reason),
-        })
+        let main_plies = session.main_plies();
+        self.store.save(
+            &Row {
+                meta: session.meta().clone(),
+                moves,
+                redo,
+                tree: Some(session.tree_text()),
+                result: outcome.as_ref().map(|o| o.result.to_string()),
+                reason: outcome.map(|o| o.reason),
+            },
+            main_plies,
+        )
     }
 
     /// Applies `change` to a copy of the game, commits the copy, and only then puts it in

@@ -207,6 +207,13 @@ impl Store {
         if !has_version {
             conn.execute_batch("ALTER TABLE games ADD COLUMN version INTEGER;")?;
         }
+        // And the main line's length, for the games list (`moves` and `redo` are the line
+        // through the node shown, a variation's when someone looks at one): NULL in older
+        // rows, whose list counts that line.
+        let has_plies = conn.prepare("SELECT plies FROM games LIMIT 0").is_ok();
+        if !has_plies {
+            conn.execute_batch("ALTER TABLE games ADD COLUMN plies INTEGER;")?;
+        }
         Ok(Store {
             conn: Mutex::new(conn),
             _lock: lock,
@@ -219,15 +226,16 @@ impl Store {
         Ok(self.conn.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
-    /// Inserts or replaces a game.
-    pub fn save(&self, row: &Row) -> Result<(), ApiError> {
+    /// Inserts or replaces a game; `main_plies`, its main line's length, is for the games list
+    /// (a game read back takes its length from its tree).
+    pub fn save(&self, row: &Row, main_plies: usize) -> Result<(), ApiError> {
         let m = &row.meta;
         self.conn()?.execute(
-            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite, version)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+            "INSERT INTO games (id, variant, start_fen, white, black, engine_time, moves, redo, result, reason, created, updated, white_key, black_key, tags, level, tree, play, invite, version, plies)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)
              ON CONFLICT(id) DO UPDATE SET moves = ?7, redo = ?8, result = ?9, reason = ?10, updated = ?12,
                  white = ?4, black = ?5, engine_time = ?6, white_key = ?13, black_key = ?14, tree = ?17,
-                 play = ?18, invite = ?19, version = ?20",
+                 play = ?18, invite = ?19, version = ?20, plies = ?21",
             params![
                 m.id,
                 m.variant,
@@ -248,7 +256,8 @@ impl Store {
                 row.tree,
                 play_text(&m.play),
                 m.invite,
-                m.version
+                m.version,
+                main_plies as i64
             ],
         )?;
         Ok(())
@@ -328,7 +337,7 @@ impl Store {
     pub fn list(&self, limit: usize) -> Result<Vec<serde_json::Value>, ApiError> {
         let conn = self.conn()?;
         let mut stmt = conn.prepare(
-            "SELECT id, variant, white, black, moves, result, reason, created, updated, redo
+            "SELECT id, variant, white, black, moves, result, reason, created, updated, redo, plies
              FROM games ORDER BY updated DESC LIMIT ?1",
         )?;
         let rows = stmt
@@ -338,10 +347,13 @@ impl Store {
                     "variant": r.get::<_, String>(1)?,
                     "white": r.get::<_, String>(2)?,
                     "black": r.get::<_, String>(3)?,
-                    // The moves played and those after the node shown: the game's length
-                    // whichever of its positions someone looks at.
-                    "moves": split(&r.get::<_, String>(4)?).len()
-                        + split(&r.get::<_, String>(9)?).len(),
+                    // The main line's length, whichever of the game's positions someone looks
+                    // at (older rows: the moves played and those after the node shown).
+                    "moves": match r.get::<_, Option<i64>>(10)? {
+                        Some(plies) => plies.max(0) as usize,
+                        None => split(&r.get::<_, String>(4)?).len()
+                            + split(&r.get::<_, String>(9)?).len(),
+                    },
                     "result": r.get::<_, Option<String>>(5)?,
                     "reason": r.get::<_, Option<String>>(6)?,
                     "created": r.get::<_, String>(7)?,

@@ -405,6 +405,30 @@ async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
     server.stop().await;
 }
 
+/// The games list gives the length of the game (its main line), also while someone looks at a
+/// shorter variation. (It gave the length of the line shown: 2 here.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_games_list_counts_the_main_line_while_a_variation_is_shown() {
+    let server = TestServer::start(temp_db("tree-list-length"), 1).await;
+    let c = reqwest::Client::new();
+    let (id, state) = four_moves(&c, &server).await;
+    let a4 = find(&state, "a3-a4");
+    let (status, state) = play(&c, &server, &id, json!({"move": "c6-c5", "from": a4})).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(notations(&state), ["a3-a4", "c6-c5"]);
+    let (status, list) = get(&c, &server.url("/api/games")).await;
+    assert_eq!(status, 200, "{list}");
+    let row = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == id.as_str())
+        .cloned()
+        .unwrap();
+    assert_eq!(row["moves"], 4, "the four moves of the game: {row}");
+    server.stop().await;
+}
+
 /// A comment that holds what looks like a tag, on a line of its own or where the export would
 /// wrap, reads back as the same comment of the same one game. (It read back as two games: the
 /// reader takes a line that starts as a tag for the next game's, and the export kept the

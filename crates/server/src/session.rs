@@ -802,14 +802,12 @@ impl<B: Bits> GameSession<B> {
 
 /// Adds an imported NAG to a move's, or says why it is left out.
 fn keep_nag(nags: &mut Vec<String>, nag: &str, after: &str, skipped: &mut Vec<String>) {
-    if let Err(why) = check_nag(nag) {
-        skipped.push(format!("`{nag}` after `{after}` ({why})"));
-    } else if nags.len() >= MAX_NAGS {
-        skipped.push(format!(
+    match check_nag(nag) {
+        Err(why) => skipped.push(format!("`{nag}` after `{after}` ({why})")),
+        Ok(_) if nags.len() >= MAX_NAGS => skipped.push(format!(
             "`{nag}` after `{after}` (a move has at most {MAX_NAGS} NAGs)"
-        ));
-    } else {
-        nags.push(nag.to_string());
+        )),
+        Ok(nag) => nags.push(nag),
     }
 }
 

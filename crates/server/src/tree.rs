@@ -262,7 +262,12 @@ pub fn check_comment(text: &str) -> Result<Option<String>, String> {
 /// A NAG (`$0`..`$255`) or a move strength mark (`!`, `?`, `!!`, `??`, `!?`, `?!`, `(!)`...).
 pub fn check_nag(text: &str) -> Result<String, String> {
     let ok = match text.strip_prefix('$') {
-        Some(n) => n.parse::<u8>().is_ok() && !n.starts_with('+'),
+        // Written as the number it is: `$014` is `$14`.
+        Some(n) if n.bytes().all(|b| b.is_ascii_digit()) => match n.parse::<u8>() {
+            Ok(n) => return Ok(format!("${n}")),
+            Err(_) => false,
+        },
+        Some(_) => false,
         None => {
             let inner = text
                 .strip_prefix('(')
@@ -307,6 +312,11 @@ mod tests {
     #[test]
     fn nags_and_comments_are_checked() {
         assert!(check_nag("$14").is_ok());
+        // The PDN standard's NAG is `$` and a number from 0 to 255.
+        assert_eq!(check_nag("$0255").unwrap(), "$255");
+        assert_eq!(check_nag("$0").unwrap(), "$0");
+        assert!(check_nag("$").is_err());
+        assert!(check_nag("$+1").is_err());
         assert!(check_nag("?!").is_ok());
         assert!(check_nag("$256").is_err());
         assert!(check_nag("x").is_err());

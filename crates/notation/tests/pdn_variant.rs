@@ -55,6 +55,12 @@ fn tags_decide() {
         ("[GameType \"26\"]", "brazilian"),
         ("[GameType \"30,W,8,8,A0,0\"]", "turkish"),
         ("[Variant \"russian\"]", "russian"),
+        // As real files write them: lidraughts' capitalised names, PlayStrategy's pair of
+        // names, a name in words (the catalogue's ids and aliases: russian; american, english,
+        // english-draughts).
+        ("[Variant \"Russian\"]", "russian"),
+        ("[Variant \"American/English\"]", "american"),
+        ("[Variant \"English draughts\"]", "american"),
     ] {
         let (variant, how, _) = decide(&format!("{tag}\n*"), Some("turkish"));
         assert_eq!(variant.as_deref(), Some(id), "{tag}");

@@ -230,7 +230,7 @@ impl VariantDecider {
         };
         let tagged = game.tag("Variant").map(str::trim);
         if let Some(value) = tagged {
-            if let Ok(v) = self.catalogue.get(value) {
+            if let Some(v) = self.named(value) {
                 let message = format!("{} (Variant tag `{value}`)", v.id);
                 return decided(
                     &v.id,
@@ -269,6 +269,22 @@ impl VariantDecider {
             };
         }
         self.infer(game)
+    }
+
+    /// The variant a Variant tag names: an id or alias of the catalogue, in any case, with
+    /// spaces or underscores for hyphens (lidraughts writes `Russian`, others `English
+    /// draughts`), or one of several names a slash separates (PlayStrategy's
+    /// `American/English`).
+    fn named(&self, value: &str) -> Option<Variant> {
+        let forms = |name: &str| {
+            let lower = name.trim().to_lowercase();
+            let hyphens = lower.replace([' ', '_'], "-");
+            [name.trim().to_string(), lower, hyphens]
+        };
+        std::iter::once(value)
+            .chain(value.split('/'))
+            .flat_map(forms)
+            .find_map(|name| self.catalogue.get(&name).ok())
     }
 
     /// The variant a GameType names, or why it cannot be played.

@@ -183,3 +183,34 @@ fn convert_refuses_a_game_set_up_after_its_first_move() {
     assert!(text.contains("1. 32-28 19-23 *"), "{text}");
     assert!(!text.contains("37-32"), "{text}");
 }
+
+/// `pdn convert --to pdn` keeps what the file says besides the moves: comments (a clock's
+/// among them), NAGs, strength marks and variations, each where it was, and a position set up
+/// before the first move (written as the FEN tag). All were dropped, and the setup's game was
+/// written from the standard start (its second move illegal there), with a success exit.
+#[test]
+fn convert_keeps_comments_variations_nags_and_the_setup() {
+    let annotated = file(
+        "annotated.pdn",
+        b"[GameType \"20\"]\n\n{Opening comment} 1. 32-28 $1 {[%clock w0:04:58 B0:05:00]} \
+          18-23! (1... 19-23 2. 28x19 14x23) 2. 33-29?! {a comment} 23x32 3. 37x28 *\n\n\
+          [GameType \"20\"]\n\n/FEN \"W:W32:B1\"/ 1. 32-28 1-7 *\n",
+    );
+    let out = damspel(&["pdn", "convert", annotated.to_str().unwrap(), "--to", "pdn"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    for kept in [
+        "{Opening comment} 1. 32-28 $1 {[%clock w0:04:58 B0:05:00]} 1... 18-23!",
+        "(1... 19-23 2. 28x19 14x23)",
+        "2. 33-29?! {a comment} 2... 23x32 3. 37x28 *",
+        "[FEN \"W:W32:B1\"] 1. 32-28 1-7 *",
+    ] {
+        assert!(one_line.contains(kept), "`{kept}` in {text}");
+    }
+    // What it writes reads back as the same games, and is written again unchanged.
+    let written = file("annotated-written.pdn", text.as_bytes());
+    let again = damspel(&["pdn", "convert", written.to_str().unwrap(), "--to", "pdn"]);
+    assert!(again.status.success());
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
+}

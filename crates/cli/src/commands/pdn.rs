@@ -9,11 +9,11 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Subcommand, ValueEnum};
 use damspel_notation::pdn::{
-    read_file, read_result, replay, GameResult, Item, PdnFile, PdnGame, PdnRead, Replay,
-    VariantDecider, VariantDecision, MAX_FILE_LEN,
+    read_file, read_result, replay, write_movetext, GameResult, Item, PdnFile, PdnGame, PdnRead,
+    Replay, VariantDecider, VariantDecision, MAX_FILE_LEN,
 };
 use damspel_notation::write_fen;
-use damspel_rules::{Bits, Catalogue, Rules, SquareNames};
+use damspel_rules::{Bits, Catalogue, Move, Rules, SquareNames};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -436,17 +436,18 @@ fn convert(
             Format::Pdn => {
                 // Damspel's writer writes a start and moves: a position set up after the first
                 // move would be dropped and the game changed (its next move illegal).
-                let set_up = game
-                    .tree
-                    .items
+                let items = &game.tree.items;
+                let moves = items.iter().any(|item| matches!(item, Item::Move(_)));
+                let set_up = items
                     .iter()
-                    .skip_while(|item| !matches!(item, Item::Move(_)))
+                    .skip_while(|item| moves && !matches!(item, Item::Move(_)))
                     .any(|item| matches!(item, Item::Setup { .. }));
                 if set_up && checked.error.is_none() {
                     failed += 1;
                     eprintln!(
-                        "damspel: game {}: a position is set up after its first move (/FEN/): \
-                         not converted (the PDN writer writes a start and moves)",
+                        "damspel: game {}: a position is set up after its first move, or with \
+                         no move after it (/FEN/): not converted (the PDN writer writes a start \
+                         and moves)",
                         game.number
                     );
                 } else if checked.error.is_none() {
@@ -471,9 +472,13 @@ fn convert(
 }
 
 /// A game written again by Damspel's PDN writer: the roster, the other tags, the moves in the
-/// variant's notation.
+/// variant's notation with the comments, NAGs and variations read.
 fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
     let r = replay(game, rules);
+    // A position set up before the first move (`/FEN "..."/`) is where the moves start.
+    let start = r.plies.first().map_or(r.start, |p| p.before);
+    let moves: Vec<Move<B>> = r.plies.iter().map(|p| p.mv).collect();
+    let text = write_movetext(rules, &start, &game.tree, &moves);
     let roster = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
     let skip = ["Variant", "GameType", "FEN", "SetUp"];
     let extra = game
@@ -503,9 +508,9 @@ fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
             .or_else(|| game.tag("Result"))
             .and_then(|text| read_result(rules.variant(), text))
             .unwrap_or(GameResult::Unfinished),
-        start: r.start,
-        moves: r.plies.iter().map(|p| p.mv).collect(),
+        start,
+        moves,
         extra,
     }
-    .to_pdn()
+    .to_pdn_with(&text)
 }

@@ -20,4 +20,4 @@ pub use replay::{position_for, replay, replay_until, Claim, Replay, ReplayError,
 pub use result::{read_result, result_style, write_result, GameResult, ResultStyle};
 pub use tree::{Item, Line, MoveNode};
 pub use variant::{How, VariantDecider, VariantDecision};
-pub use write::{game_type, PdnGame};
+pub use write::{game_type, write_movetext, PdnGame};

@@ -6,8 +6,9 @@
 use damspel_rules::{Bits, Move, Position, Rules, SquareNames, Variant};
 
 use super::result::{write_result, GameResult};
+use super::tree::{Item, Line};
 use crate::fen::write_fen;
-use crate::movetext::format_move;
+use crate::movetext::{format_move, parse_move};
 
 /// A finished or unfinished game to write as PDN.
 pub struct PdnGame<'a, B: Bits> {
@@ -35,35 +36,10 @@ fn tag(name: &str, value: &str) -> String {
 
 impl<B: Bits> PdnGame<'_, B> {
     pub fn to_pdn(&self) -> String {
-        let v = self.rules.variant();
-        let g = &v.geometry;
-        let result = write_result(v, self.result);
-        let mut out = String::new();
-        for (name, value) in [
-            ("Event", &self.event),
-            ("Site", &self.site),
-            ("Date", &self.date),
-            ("Round", &self.round),
-            ("White", &self.white),
-            ("Black", &self.black),
-            ("Result", &result.to_string()),
-        ] {
-            out.push_str(&tag(name, value));
-        }
-        out.push_str(&tag("Variant", &v.id));
-        if let Some(game_type) = game_type(v) {
-            out.push_str(&tag("GameType", &game_type));
-        }
-        if self.start != Position::start(self.rules) {
-            out.push_str(&tag("SetUp", "1"));
-            out.push_str(&tag("FEN", &write_fen(g, &self.start)));
-        }
-        for (name, value) in &self.extra {
-            out.push_str(&tag(name, value));
-        }
-        out.push('\n');
+        let mut out = self.header();
+        let result = write_result(self.rules.variant(), self.result);
         // Move numbers count pairs of moves from the first player's (Black in American checkers).
-        let first = v.first_player;
+        let first = self.rules.variant().first_player;
         let mut pos = self.start;
         let mut line = String::new();
         let mut number = 1;
@@ -93,6 +69,153 @@ impl<B: Bits> PdnGame<'_, B> {
         out.push_str(&line);
         out.push_str("\n\n");
         out
+    }
+
+    /// The game with move text written by `write_movetext` (its moves with the comments, NAGs
+    /// and variations read), wrapped at 79 columns between words; no line starts with `[` (a
+    /// reader takes such a line for a tag, even inside a comment). `moves` is not used.
+    pub fn to_pdn_with(&self, movetext: &str) -> String {
+        let mut out = self.header();
+        let result = write_result(self.rules.variant(), self.result);
+        let mut line = String::new();
+        for word in movetext.split_whitespace().chain([result]) {
+            if !line.is_empty() && line.len() + word.len() + 1 > 79 && !word.starts_with('[') {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        out.push_str(&line);
+        out.push_str("\n\n");
+        out
+    }
+
+    /// The tags, and the empty line before the move text.
+    fn header(&self) -> String {
+        let v = self.rules.variant();
+        let g = &v.geometry;
+        let result = write_result(v, self.result);
+        let mut out = String::new();
+        for (name, value) in [
+            ("Event", &self.event),
+            ("Site", &self.site),
+            ("Date", &self.date),
+            ("Round", &self.round),
+            ("White", &self.white),
+            ("Black", &self.black),
+            ("Result", &result.to_string()),
+        ] {
+            out.push_str(&tag(name, value));
+        }
+        out.push_str(&tag("Variant", &v.id));
+        if let Some(game_type) = game_type(v) {
+            out.push_str(&tag("GameType", &game_type));
+        }
+        if self.start != Position::start(self.rules) {
+            out.push_str(&tag("SetUp", "1"));
+            out.push_str(&tag("FEN", &write_fen(g, &self.start)));
+        }
+        for (name, value) in &self.extra {
+            out.push_str(&tag(name, value));
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// A game's move text as read (`line`) written again from `start`: every move in the variant's
+/// notation, numbered anew, with the comments, NAGs, strength marks and variations read. The
+/// main line's moves are `main` (as replayed); a variation's are read here from the position
+/// it starts in, and one that cannot be read is kept as written, with the rest of its line.
+/// A setup command before the main line's first move is the start (written as its FEN tag).
+pub fn write_movetext<B: Bits>(
+    rules: &Rules<B>,
+    start: &Position<B>,
+    line: &Line,
+    main: &[Move<B>],
+) -> String {
+    let offset = usize::from(start.side_to_move() != rules.variant().first_player);
+    let mut out = String::new();
+    write_line(rules, Some(*start), offset, line, Some(main), &mut out);
+    out
+}
+
+/// Writes `line`, whose first move is ply `k` counted from the first player's first move (even:
+/// the first player's), from `pos` (None: not known, moves kept as written). Depth is bounded
+/// by the reader.
+fn write_line<B: Bits>(
+    rules: &Rules<B>,
+    mut pos: Option<Position<B>>,
+    mut k: usize,
+    line: &Line,
+    main: Option<&[Move<B>]>,
+    out: &mut String,
+) {
+    let mut number_next = true;
+    let mut played = 0;
+    for item in &line.items {
+        if matches!(item, Item::Setup { .. }) && main.is_some() && played == 0 {
+            continue;
+        }
+        if !out.is_empty() && !out.ends_with([' ', '(']) {
+            out.push(' ');
+        }
+        match item {
+            Item::Move(m) => {
+                let before = pos;
+                let mv = before.and_then(|p| match main {
+                    Some(main) => main.get(played).copied(),
+                    None => parse_move(rules, &p, &m.text).ok(),
+                });
+                if k.is_multiple_of(2) {
+                    out.push_str(&format!("{}. ", k / 2 + 1));
+                } else if number_next {
+                    out.push_str(&format!("{}... ", k / 2 + 1));
+                }
+                match (before, mv) {
+                    (Some(p), Some(mv)) => {
+                        out.push_str(&format_move(rules, &p, &mv));
+                        pos = Some(p.play(&mv));
+                    }
+                    _ => {
+                        out.push_str(&m.text);
+                        pos = None;
+                    }
+                }
+                if let Some(s) = &m.strength {
+                    out.push_str(s);
+                }
+                for nag in &m.nags {
+                    out.push(' ');
+                    out.push_str(nag);
+                }
+                number_next = false;
+                for v in &m.variations {
+                    out.push_str(" (");
+                    write_line(rules, before, k, v, None, out);
+                    out.push(')');
+                    number_next = true;
+                }
+                k += 1;
+                played += 1;
+            }
+            Item::Comment { text } => {
+                out.push('{');
+                out.push_str(text);
+                out.push('}');
+                number_next = true;
+            }
+            Item::Nag { nag } => out.push_str(nag),
+            Item::Setup { fen } => {
+                out.push_str(&format!("/FEN \"{fen}\"/"));
+                pos = None;
+                number_next = true;
+            }
+        }
     }
 }
 

@@ -214,3 +214,31 @@ fn convert_keeps_comments_variations_nags_and_the_setup() {
     assert!(again.status.success());
     assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
 }
+
+/// `pdn check` says what a game's GameType declares that Damspel does not follow when the game
+/// fails (its numbering: N0 has square 1 at a1, shared/reference §6), and says "played on" only
+/// of a draw claim that moves followed (the threefold repetition here is reached by the last
+/// move: kings 46 and 1 go back and forth twice).
+#[test]
+fn check_names_the_numbering_declared_and_claims_at_the_end() {
+    let games = file(
+        "declared.pdn",
+        b"[GameType \"25,W,8,8,N0,0\"]\n\n1. 9-13 24-20 *\n\n\
+          [GameType \"20\"]\n[FEN \"W:WK46:BK1\"]\n\n\
+          1. 46-41 1-6 2. 41-46 6-1 3. 46-41 1-6 4. 41-46 6-1 1-1\n\n\
+          [GameType \"20\"]\n[FEN \"W:WK46:BK1\"]\n\n\
+          1. 46-41 1-6 2. 41-46 6-1 3. 46-41 1-6 4. 41-46 6-1 5. 46-41 *\n",
+    );
+    let out = damspel(&["pdn", "check", games.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].contains("FAILED") && lines[0].contains("not as N0 says"),
+        "{text}"
+    );
+    assert!(
+        lines[1].contains("after ply 8") && !lines[1].contains("played on"),
+        "{text}"
+    );
+    assert!(lines[2].contains("after ply 8 (played on)"), "{text}");
+}

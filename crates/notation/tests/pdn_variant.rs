@@ -69,6 +69,32 @@ fn tags_decide() {
             "{tag}"
         );
     }
+    // What the full form says that Damspel does not follow is said (shared/reference §6: the
+    // start colour, and the notation: N or A, then where square 1 or a1 is seen from the
+    // starting player, 0 bottom left, 1 bottom right, 2 top left, 3 top right).
+    for (tag, said) in [
+        ("20,W,10,10,N1,0", "not as N1 says"),
+        ("25,W,8,8,N0,0", "not as N0 says"),
+        (
+            "20,B,10,10,N2,0",
+            "White moves first in international, not Black",
+        ),
+    ] {
+        let (variant, _, message) = decide(&format!("[GameType \"{tag}\"]\n*"), None);
+        assert!(
+            variant.is_some() && message.contains(said),
+            "{tag}: {message}"
+        );
+    }
+    for tag in [
+        "20,W,10,10,N2,0",
+        "21,B,8,8,N1,0",
+        "25,W,8,8,A0,0",
+        "25,W,8,8,N2,0",
+    ] {
+        let (_, _, message) = decide(&format!("[GameType \"{tag}\"]\n*"), None);
+        assert!(!message.contains("says"), "{tag}: {message}");
+    }
     let (variant, how, message) = decide("[GameType \"20,W,8,8,N2,0\"]\n*", None);
     assert_eq!((variant, how), (None, How::Unsupported));
     assert!(message.contains("8x8"), "{message}");

@@ -355,15 +355,20 @@ fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -
                 format!("game {} ({})", c.number, c.label)
             };
             match &c.error {
+                // The variant decided, and what its GameType says that was not followed.
+                Some(e) if c.variant.variant.is_some() => {
+                    writeln!(out, "{name}: FAILED: {e} ({})", c.variant.message)?
+                }
                 Some(e) => writeln!(out, "{name}: FAILED: {e}")?,
                 None => {
                     write!(out, "{name}: ok, {} plies, {}", c.plies, c.variant.message)?;
                     for claim in &c.claims {
-                        write!(
-                            out,
-                            "; {} after ply {} (played on)",
-                            claim.reason, claim.ply
-                        )?;
+                        let on = if claim.ply < c.plies {
+                            " (played on)"
+                        } else {
+                            ""
+                        };
+                        write!(out, "; {} after ply {}{on}", claim.reason, claim.ply)?;
                     }
                     writeln!(out)?;
                 }

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use damspel_rules::{Catalogue, Rules, Squares, Until, Variant};
+use damspel_rules::{Catalogue, Color, Rules, Squares, Until, Variant};
 use serde::Serialize;
 
 use super::read::PdnRead;
@@ -77,6 +77,48 @@ const GAME_TYPES: [(u32, &str, Option<&str>); 21] = [
 
 /// Variant tag values that name no game (lidraughts writes them).
 const GENERIC_VARIANT_TAGS: [&str; 4] = ["", "standard", "from position", "fromposition"];
+
+/// What a GameType's start colour and notation fields say that Damspel does not follow: it plays
+/// the variant's first player first, and reads numbers with square 1 at the top left as White
+/// sees the board (FMJD's `N2`; `N1` said from Black's side, as English checkers' `21,B,8,8,N1`)
+/// and algebraic names from a1 at White's bottom left (`A0`).
+fn game_type_notes(v: &Variant, fields: &[&str]) -> Vec<String> {
+    let side = |c: Color| match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    };
+    let mut notes = Vec::new();
+    let said = match fields.get(1).map(|f| f.to_ascii_uppercase()) {
+        Some(f) if f == "W" => Some(Color::White),
+        Some(f) if f == "B" => Some(Color::Black),
+        _ => None,
+    };
+    if let Some(said) = said.filter(|&c| c != v.first_player) {
+        // Its notation field is then seen from the other side: this says enough.
+        notes.push(format!(
+            "{} moves first in {}, not {} as it says",
+            side(v.first_player),
+            v.id,
+            side(said)
+        ));
+        return notes;
+    }
+    if let Some(notation) = fields.get(4) {
+        let read = match (notation.get(..1), v.first_player) {
+            (Some("N"), Color::White) => "N2",
+            (Some("N"), Color::Black) => "N1",
+            (_, Color::White) => "A0",
+            (_, Color::Black) => "A3",
+        };
+        if !notation.eq_ignore_ascii_case(read) {
+            notes.push(format!(
+                "its squares are read as {read} (numbers from square 1 at White's top left, \
+                 names from a1 at White's bottom left), not as {notation} says"
+            ));
+        }
+    }
+    notes
+}
 
 /// What the game's squares say about its board.
 #[derive(Debug, Default)]
@@ -243,8 +285,9 @@ impl VariantDecider {
         }
         if let Some(value) = game.tag("GameType").map(str::trim) {
             return match self.game_type(value) {
-                Ok(id) => {
-                    let message = format!("{id} (GameType `{value}`)");
+                Ok((id, notes)) => {
+                    let notes: String = notes.iter().map(|n| format!("; {n}")).collect();
+                    let message = format!("{id} (GameType `{value}`{notes})");
                     decided(
                         &id,
                         How::GameType {
@@ -287,8 +330,10 @@ impl VariantDecider {
             .find_map(|name| self.catalogue.get(&name).ok())
     }
 
-    /// The variant a GameType names, or why it cannot be played.
-    fn game_type(&self, value: &str) -> Result<String, String> {
+    /// The variant a GameType names, with what the full form says that Damspel does not follow
+    /// (said, not refused: real files declare a numbering they do not use), or why it cannot be
+    /// played.
+    fn game_type(&self, value: &str) -> Result<(String, Vec<String>), String> {
         let fields: Vec<&str> = value.split(',').map(str::trim).collect();
         let Ok(number) = fields[0].parse::<u32>() else {
             return Err(format!("GameType `{value}` is not a PDN game type"));
@@ -314,7 +359,7 @@ impl VariantDecider {
                 ));
             }
         }
-        Ok(v.id)
+        Ok((v.id.clone(), game_type_notes(&v, &fields)))
     }
 
     /// Replays the game under every variant whose board holds its squares.

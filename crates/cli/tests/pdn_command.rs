@@ -242,3 +242,26 @@ fn check_names_the_numbering_declared_and_claims_at_the_end() {
     );
     assert!(lines[2].contains("after ply 8 (played on)"), "{text}");
 }
+
+/// A Result tag that contradicts the result ending the move text is said by `check`, and by
+/// `convert --to pdn`, which writes the move text's (it wrote it in place of the tag's without
+/// a word).
+#[test]
+fn a_result_tag_that_contradicts_the_move_text_is_said() {
+    let game = file(
+        "results.pdn",
+        b"[Result \"1-1\"]\n[GameType \"20\"]\n\n1. 32-28 18-23 2-0\n",
+    );
+    let out = damspel(&["pdn", "check", game.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("its Result tag says `1-1`, its move text ends `2-0`"),
+        "{text}"
+    );
+    let out = damspel(&["pdn", "convert", game.to_str().unwrap(), "--to", "pdn"]);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("its Result tag says `1-1`"), "{err}");
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("[Result \"2-0\"]"));
+}

@@ -284,6 +284,9 @@ struct Checked {
     /// The FEN of every position of the main line (only for `convert --to fen|json`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     fens: Vec<String>,
+    /// The Result tag and the result ending the move text, where they differ.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    results_differ: Option<(String, String)>,
 }
 
 fn summarise<B: Bits>(rules: &Rules<B>, r: &Replay<B>, fens: bool, out: &mut Checked) {
@@ -307,6 +310,12 @@ fn replay_game(games: &mut Games, game: &PdnRead, fens: bool) -> Checked {
         claims: Vec::new(),
         error: None,
         fens: Vec::new(),
+        results_differ: match (game.tag("Result").map(str::trim), game.result.as_deref()) {
+            (Some(tag), Some(text)) if !tag.is_empty() && tag != text.trim() => {
+                Some((tag.to_string(), text.trim().to_string()))
+            }
+            _ => None,
+        },
     };
     let Some(id) = &variant.variant else {
         checked.error = Some(variant.message.clone());
@@ -369,6 +378,12 @@ fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -
                             ""
                         };
                         write!(out, "; {} after ply {}{on}", claim.reason, claim.ply)?;
+                    }
+                    if let Some((tag, text)) = &c.results_differ {
+                        write!(
+                            out,
+                            "; its Result tag says `{tag}`, its move text ends `{text}`"
+                        )?;
                     }
                     writeln!(out)?;
                 }
@@ -456,6 +471,13 @@ fn convert(
                         game.number
                     );
                 } else if checked.error.is_none() {
+                    if let Some((tag, text)) = &checked.results_differ {
+                        eprintln!(
+                            "damspel: game {}: its Result tag says `{tag}`, its move text ends \
+                             `{text}`: the move text's is written",
+                            game.number
+                        );
+                    }
                     let id = checked.variant.variant.clone().unwrap_or_default();
                     let text = match games.rules(&id)? {
                         AnyRules::Narrow(rules) => rewrite(rules, game),

@@ -120,6 +120,25 @@ fn games_without_tags() {
     assert_eq!(file.errors[0].number, 2);
 }
 
+/// A game of tags only, the next game's tags right after it (no result between: files list
+/// games not played yet so): two games, each with its own tags. They were read as one game with
+/// both sets of tags, its first GameType deciding the second's moves (py-draughts' International
+/// fixture: 17 games read as 14).
+#[test]
+fn a_game_of_tags_only_and_the_next_are_two_games() {
+    let file = read_text(
+        "[Event \"A\"]\n[Result \"0-2\"]\n[GameType \"25\"]\n\n\
+         [Event \"B\"]\n[GameType \"20\"]\n\n1. 32-28 18-23 2-0\n",
+        &ReadLimits::default(),
+    );
+    assert_eq!(file.games.len(), 2, "{:?}", file.games);
+    assert_eq!(file.games[0].tag("GameType"), Some("25"));
+    assert!(file.games[0].moves.is_empty());
+    assert_eq!(file.games[1].tag("Event"), Some("B"));
+    assert_eq!(file.games[1].tag("GameType"), Some("20"));
+    assert_eq!(file.games[1].moves, ["32-28", "18-23"]);
+}
+
 /// Comments, variations, NAGs, strength marks and setups are kept as a tree.
 #[test]
 fn the_tree_is_kept() {

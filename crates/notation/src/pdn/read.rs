@@ -497,6 +497,15 @@ impl<'a> Parser<'a> {
             }
             self.first.get_or_insert(self.i);
             match c {
+                // A tag this game has already begins the next game's tags: this one has tags
+                // and nothing else (files list such games, the next one's tags right after).
+                '[' if self.stack.len() == 1
+                    && !self.in_moves
+                    && tag_name(&self.body[self.i..])
+                        .is_some_and(|name| self.game.tag(name).is_some()) =>
+                {
+                    return Ok(self.i);
+                }
                 '[' if self.stack.len() == 1 && !self.in_moves => {
                     self.i = read_tag(self.body, self.i, &mut self.game).map_err(|e| {
                         if self.cut && e.reason == UNCLOSED_TAG {
@@ -865,6 +874,13 @@ const UNCLOSED_TAG: &str = "a tag is not closed with ]";
 /// Reads the tag `[Name "value"]` that starts at `at` (the value's `\"` and `\\` escapes undone)
 /// and returns the offset after it. A value with unescaped quotes inside
 /// (`[Event "the "Big" one"]`) ends at the last `"]` of its line.
+/// The name of the tag `text` starts with (after its `[`), if it has one.
+fn tag_name(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix('[')?.trim_start();
+    let len = rest.find(|c: char| c.is_whitespace() || matches!(c, '"' | ']'))?;
+    (len > 0).then(|| &rest[..len])
+}
+
 fn read_tag(text: &str, at: usize, game: &mut PdnRead) -> Result<usize, PdnError> {
     let unclosed = || syntax(at, UNCLOSED_TAG);
     let needs = || syntax(at, "a tag needs a name and a quoted value");

@@ -3,9 +3,12 @@
 //! CP1252/Latin-1 (Dutch, French, Italian, ... databases, Turbo Dambase).
 //!
 //! The rule, in order: a byte order mark (UTF-8, UTF-16) decides; text that is valid UTF-8 is
-//! UTF-8; otherwise CP1251 when at least half of the bytes above 0x7F stand next to another such
-//! byte (Cyrillic words are runs of them), else CP1252 (accented Latin letters stand alone
+//! UTF-8; otherwise Cyrillic when at least half of the bytes above 0x7F stand next to another
+//! such byte (Cyrillic words are runs of them), else CP1252 (accented Latin letters stand alone
 //! between ASCII letters). CP1252 is the WHATWG reading of Latin-1, so Latin-1 files read the same.
+//! Cyrillic is CP1251, or DOS's CP866 (older Soviet archives) when more of those bytes fall in
+//! 0x80-0xAF (CP866's letters А to п, and а to п; in CP1251 rare signs) than in 0xC0-0xFF (every
+//! CP1251 letter; in CP866 only р to я besides box drawing).
 
 use std::borrow::Cow;
 
@@ -22,6 +25,8 @@ pub enum TextEncoding {
     Utf16Be,
     /// Windows-1251 (Cyrillic).
     Windows1251,
+    /// IBM/DOS code page 866 (Cyrillic).
+    Ibm866,
     /// Windows-1252, a superset of ISO 8859-1 (Latin-1).
     Windows1252,
 }
@@ -35,6 +40,7 @@ impl TextEncoding {
             TextEncoding::Utf16Le => "UTF-16LE",
             TextEncoding::Utf16Be => "UTF-16BE",
             TextEncoding::Windows1251 => "CP1251 (Cyrillic)",
+            TextEncoding::Ibm866 => "CP866 (DOS Cyrillic)",
             TextEncoding::Windows1252 => "CP1252/Latin-1",
         }
     }
@@ -57,7 +63,14 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, TextEncoding) {
         return (Cow::Borrowed(text), TextEncoding::Utf8);
     }
     let (encoding, which) = if looks_cyrillic(bytes) {
-        (encoding_rs::WINDOWS_1251, TextEncoding::Windows1251)
+        let count = |range: std::ops::RangeInclusive<u8>| {
+            bytes.iter().filter(|b| range.contains(b)).count()
+        };
+        if count(0x80..=0xAF) > count(0xC0..=0xFF) {
+            (encoding_rs::IBM866, TextEncoding::Ibm866)
+        } else {
+            (encoding_rs::WINDOWS_1251, TextEncoding::Windows1251)
+        }
     } else {
         (encoding_rs::WINDOWS_1252, TextEncoding::Windows1252)
     };
@@ -93,6 +106,17 @@ mod tests {
         assert_eq!(
             (text.as_ref(), enc),
             ("[Site \"Москва\"]", TextEncoding::Windows1251)
+        );
+        // "Блиндер Б." in CP866 (a name of the 1947 USSR championship's file), and in CP1251.
+        let (text, enc) = decode(b"[White \"\x81\xab\xa8\xad\xa4\xa5\xe0 \x81.\"]");
+        assert_eq!(
+            (text.as_ref(), enc),
+            ("[White \"Блиндер Б.\"]", TextEncoding::Ibm866)
+        );
+        let (text, enc) = decode(b"[White \"\xc1\xeb\xe8\xed\xe4\xe5\xf0 \xc1.\"]");
+        assert_eq!(
+            (text.as_ref(), enc),
+            ("[White \"Блиндер Б.\"]", TextEncoding::Windows1251)
         );
         // "Crème Müller" in Latin-1.
         let (text, enc) = decode(b"[White \"Cr\xE8me M\xFCller\"]");

@@ -139,6 +139,22 @@ fn a_game_of_tags_only_and_the_next_are_two_games() {
     assert_eq!(file.games[1].moves, ["32-28", "18-23"]);
 }
 
+/// lidraughts writes `[FEN "?"]` when it does not know a game's start: the standard start is
+/// taken (it was "bad FEN ... no piece list", and the game not replayed).
+#[test]
+fn an_unknown_fen_is_the_standard_start() {
+    use damspel_notation::pdn::{read_game, replay};
+    use damspel_rules::{Catalogue, Position, Rules};
+    let game = read_game("[GameType \"20\"]\n[FEN \"?\"]\n\n1. 32-28 18-23 *").unwrap();
+    assert_eq!(game.start_fen(), None);
+    let variant = Catalogue::builtin().get("international").unwrap();
+    let rules = std::sync::Arc::new(Rules::<u64>::new(std::sync::Arc::new(variant)).unwrap());
+    let r = replay(&game, &rules);
+    assert!(r.complete(), "{:?}", r.error);
+    assert_eq!(r.start, Position::start(&rules));
+    assert_eq!(r.plies.len(), 2);
+}
+
 /// Comments, variations, NAGs, strength marks and setups are kept as a tree.
 #[test]
 fn the_tree_is_kept() {

@@ -42,6 +42,13 @@ impl PdnRead {
         tag_value(&self.tags, name)
     }
 
+    /// The FEN tag's position, unless it is empty or `?` (lidraughts writes `[FEN "?"]` when it
+    /// does not know the start: the standard one is taken, and the moves say if it is not).
+    pub fn start_fen(&self) -> Option<&str> {
+        self.tag("FEN")
+            .filter(|f| !f.trim().is_empty() && f.trim() != "?")
+    }
+
     /// "White - Black (Event)" for messages, from whichever of these tags it has.
     pub fn label(&self) -> String {
         label_of(&self.tags)

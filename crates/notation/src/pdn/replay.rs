@@ -130,7 +130,7 @@ pub fn replay<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>) -> Replay<B> {
 pub fn replay_until<B: Bits>(game: &PdnRead, rules: &Arc<Rules<B>>, until: Until) -> Replay<B> {
     let items = &game.tree.items;
     let parse = |pos: &Position<B>, text: &str| parse_move_until(rules, pos, text, until);
-    let start = match game.tag("FEN").filter(|f| !f.trim().is_empty()) {
+    let start = match game.start_fen() {
         None => Ok(Position::start(rules)),
         Some(fen) => {
             position_for_until(rules, fen, next_move(items), until).map_err(|reason| ReplayError {

@@ -151,7 +151,7 @@ impl Named {
 impl Evidence {
     fn of(game: &PdnRead) -> Evidence {
         let mut e = Evidence::default();
-        if let Some(fen) = game.tag("FEN") {
+        if let Some(fen) = game.start_fen() {
             for part in fen.split([':', ',', '-', '.', '"']) {
                 let part = part.trim();
                 let part = part.strip_prefix(['W', 'B', 'K', 'w', 'b']).unwrap_or(part);
@@ -470,7 +470,7 @@ impl VariantDecider {
                     .collect();
                 if black_first.len() == 1
                     && black_first[0] == "american"
-                    && game.tag("FEN").is_none()
+                    && game.start_fen().is_none()
                 {
                     let why = format!(
                         "{board}; Black moves first, as in checkers' notation (GameType 21)"

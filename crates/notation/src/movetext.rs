@@ -148,7 +148,10 @@ pub fn parse_move_until<B: Bits>(
     until: Until,
 ) -> Result<Move<B>, MoveTextError> {
     // Bad syntax is told before the (perhaps long) listing.
-    parse_move_text(&rules.variant().geometry, text)?;
+    let geometry = &rules.variant().geometry;
+    if let Err(e) = parse_move_text(geometry, text) {
+        short_form(geometry, text).ok_or(e)?;
+    }
     let legal = rules
         .legal_moves_detailed_until(pos, Duplicates::Merge, until)
         .map_err(|_| MoveTextError::Stopped { text: quoted(text) })?;
@@ -165,7 +168,16 @@ pub fn parse_move_among<B: Bits>(
     until: Until,
 ) -> Result<Move<B>, MoveTextError> {
     let geometry = &rules.variant().geometry;
-    let parsed = parse_move_text(geometry, text)?;
+    let parsed = match parse_move_text(geometry, text) {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            let Some((file, to)) = short_form(geometry, text) else {
+                return Err(e);
+            };
+            sort_for_reading(geometry, &mut legal);
+            return short_move(geometry, text, file, to, &legal);
+        }
+    };
     let stopped = |_| MoveTextError::Stopped { text: quoted(text) };
     sort_for_reading(geometry, &mut legal);
     let (from, to) = (
@@ -264,6 +276,48 @@ pub fn parse_move_among<B: Bits>(
                 hint,
             })
         }
+        _ => Err(MoveTextError::Ambiguous {
+            text: quoted(text),
+            candidates: matching.iter().map(|d| full_path(geometry, d)).collect(),
+        }),
+    }
+}
+
+/// Russian short notation, which Russian archives are written in (the 1998 world championship:
+/// `1. cd4 fg5 2. bc3 gf6`): the file a move starts on and the square it ends on, captures
+/// alike. Not PDN, and no PDN move is three characters: read only where PDN cannot be.
+fn short_form(geometry: &Geometry, text: &str) -> Option<(u8, Square)> {
+    let b = text.as_bytes();
+    if b.len() != 3 || !b[0].is_ascii_lowercase() || !b[1].is_ascii_lowercase() {
+        return None;
+    }
+    let file = b[0] - b'a';
+    let to = geometry.parse_square(&text[1..]).ok()?;
+    (file < geometry.width() && !geometry.numeric_names()).then_some((file, to))
+}
+
+/// The legal move that starts on `file` and ends on `to`.
+fn short_move<B: Bits>(
+    geometry: &Geometry,
+    text: &str,
+    file: u8,
+    to: Square,
+    legal: &[MoveDetail<B>],
+) -> Result<Move<B>, MoveTextError> {
+    let matching: Vec<&MoveDetail<B>> = legal
+        .iter()
+        .filter(|d| d.mv.to() == to && geometry.coords(d.mv.from()).0 == file)
+        .collect();
+    match matching.len() {
+        1 => Ok(matching[0].mv),
+        0 => Err(MoveTextError::Illegal {
+            text: quoted(text),
+            hint: format!(
+                "read as short notation, no legal move goes from the {}-file to {}",
+                (b'a' + file) as char,
+                geometry.name(to)
+            ),
+        }),
         _ => Err(MoveTextError::Ambiguous {
             text: quoted(text),
             candidates: matching.iter().map(|d| full_path(geometry, d)).collect(),

@@ -87,3 +87,31 @@ fn setup_command_in_move_text() {
     assert_eq!(game.moves, ["31-26", "17-21", "21x32"]);
     assert_eq!(game.result.as_deref(), Some("*"));
 }
+
+/// Russian short notation (the 1998 world championship's file: `1. ed4 dc5 ...`): the file a
+/// move starts on and its end, captures alike. The same opening in full notation, worked out
+/// from the start position: White's e3, Black's d6, ...; 4. d4xb6 takes c5, a5xc7 takes b6.
+#[test]
+fn russian_short_notation_replays_as_the_full_moves() {
+    use damspel_notation::pdn::replay;
+    use damspel_rules::{Catalogue, Rules};
+    let rules = std::sync::Arc::new(
+        Rules::<u64>::new(std::sync::Arc::new(
+            Catalogue::builtin().get("russian").unwrap(),
+        ))
+        .unwrap(),
+    );
+    let played = |text: &str| {
+        let r = replay(&read_game(text).unwrap(), &rules);
+        assert!(r.complete(), "{text}: {:?}", r.error);
+        r.plies.iter().map(|p| p.mv).collect::<Vec<_>>()
+    };
+    let short = played("[GameType \"25\"]\n1. ed4 dc5 2. fe3 cd6 3. cb4 ba5 4. db6 ac7 *");
+    let full =
+        played("[GameType \"25\"]\n1. e3-d4 d6-c5 2. f2-e3 c7-d6 3. c3-b4 b6-a5 4. d4xb6 a5xc7 *");
+    assert_eq!(short, full);
+    // A file and a square no move joins is an error that says how it was read.
+    let r = replay(&read_game("[GameType \"25\"]\n1. ad4 *").unwrap(), &rules);
+    let e = r.error.expect("no move from the a-file to d4");
+    assert!(e.reason.contains("short notation"), "{e}");
+}

@@ -878,9 +878,6 @@ fn with_separators(text: &str) -> String {
 
 const UNCLOSED_TAG: &str = "a tag is not closed with ]";
 
-/// Reads the tag `[Name "value"]` that starts at `at` (the value's `\"` and `\\` escapes undone)
-/// and returns the offset after it. A value with unescaped quotes inside
-/// (`[Event "the "Big" one"]`) ends at the last `"]` of its line.
 /// The name of the tag `text` starts with (after its `[`), if it has one.
 fn tag_name(text: &str) -> Option<&str> {
     let rest = text.strip_prefix('[')?.trim_start();
@@ -888,6 +885,9 @@ fn tag_name(text: &str) -> Option<&str> {
     (len > 0).then(|| &rest[..len])
 }
 
+/// Reads the tag `[Name "value"]` that starts at `at` (the value's `\"` and `\\` escapes undone)
+/// and returns the offset after it. A value with unescaped quotes inside
+/// (`[Event "the "Big" one"]`) ends at the last `"]` of its line.
 fn read_tag(text: &str, at: usize, game: &mut PdnRead) -> Result<usize, PdnError> {
     let unclosed = || syntax(at, UNCLOSED_TAG);
     let needs = || syntax(at, "a tag needs a name and a quoted value");

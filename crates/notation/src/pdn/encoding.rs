@@ -2,7 +2,8 @@
 //! Windows code page of their country: CP1251 (Russian, Ukrainian, Belarusian clubs) and
 //! CP1252/Latin-1 (Dutch, French, Italian, ... databases, Turbo Dambase).
 //!
-//! The rule, in order: a byte order mark (UTF-8, UTF-16) decides; text that is valid UTF-8 is
+//! The rule, in order: a byte order mark (UTF-8, UTF-16) decides; UTF-16 without one is told by
+//! its zero bytes (every other byte of an ASCII text); text that is valid UTF-8 is
 //! UTF-8; otherwise Cyrillic when at least half of the bytes above 0x7F stand next to another
 //! such byte (Cyrillic words are runs of them), else CP1252 (accented Latin letters stand alone
 //! between ASCII letters). CP1252 is the WHATWG reading of Latin-1, so Latin-1 files read the same.
@@ -59,6 +60,10 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, TextEncoding) {
         let (text, _) = encoding.decode_without_bom_handling(&bytes[bom..]);
         return (text, which);
     }
+    if let Some((encoding, which)) = utf16_without_bom(bytes) {
+        let (text, _) = encoding.decode_without_bom_handling(bytes);
+        return (text, which);
+    }
     if let Ok(text) = std::str::from_utf8(bytes) {
         return (Cow::Borrowed(text), TextEncoding::Utf8);
     }
@@ -76,6 +81,33 @@ pub fn decode(bytes: &[u8]) -> (Cow<'_, str>, TextEncoding) {
     };
     let (text, _) = encoding.decode_without_bom_handling(bytes);
     (text, which)
+}
+
+/// UTF-16 written without a byte order mark: a PDN text is mostly ASCII, so at least half of the
+/// high bytes of its first kilobytes are zero (the second of each pair in little-endian) and
+/// none of the low ones; no PDN text holds a zero byte of its own (valid UTF-8 as it is, it would read as text with
+/// NULs between the letters).
+fn utf16_without_bom(bytes: &[u8]) -> Option<(&'static encoding_rs::Encoding, TextEncoding)> {
+    let head = &bytes[..bytes.len().min(4096) & !1];
+    let pairs = head.len() / 2;
+    if pairs < 2 {
+        return None;
+    }
+    let zeros = |odd: usize| {
+        head.iter()
+            .skip(odd)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let (even, odd) = (zeros(0), zeros(1));
+    if odd * 2 >= pairs && even == 0 {
+        Some((encoding_rs::UTF_16LE, TextEncoding::Utf16Le))
+    } else if even * 2 >= pairs && odd == 0 {
+        Some((encoding_rs::UTF_16BE, TextEncoding::Utf16Be))
+    } else {
+        None
+    }
 }
 
 /// Whether at least half of the bytes above 0x7F have such a neighbour.
@@ -118,6 +150,12 @@ mod tests {
             (text.as_ref(), enc),
             ("[White \"Блиндер Б.\"]", TextEncoding::Windows1251)
         );
+        // UTF-16 without a byte order mark, either way round.
+        let text = "[Event \"Москва\"]\n1. 32-28 *";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(decode(&le), (Cow::Borrowed(text), TextEncoding::Utf16Le));
+        assert_eq!(decode(&be), (Cow::Borrowed(text), TextEncoding::Utf16Be));
         // "Crème Müller" in Latin-1.
         let (text, enc) = decode(b"[White \"Cr\xE8me M\xFCller\"]");
         assert_eq!(

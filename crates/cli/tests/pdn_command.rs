@@ -162,11 +162,12 @@ fn convert_writes_another_notation() {
     assert!(err.contains("cannot be written in that notation"), "{err}");
 }
 
-/// A game whose position is set up after its first move is not converted to PDN: the writer
-/// writes a start and moves, so the setup was dropped and the game written was another one
-/// (its next move illegal), with a success exit.
+/// A game whose position is set up after its first move is converted with the setup where it
+/// was, the moves after it from that position (numbered for the side to move there). The
+/// writer wrote a start and moves: the setup was dropped and the game written was another one
+/// (its next move illegal), with a success exit; then such games were refused.
 #[test]
-fn convert_refuses_a_game_set_up_after_its_first_move() {
+fn convert_keeps_a_position_set_up_after_its_first_move() {
     let set_up = file(
         "set-up.pdn",
         b"[GameType \"20\"]\n1. 32-28 18-23 2. 37-32 /FEN \"W:W31-50:B1-20\"/ 32-28 *\n\n\
@@ -174,14 +175,18 @@ fn convert_refuses_a_game_set_up_after_its_first_move() {
     );
     let out = damspel(&["pdn", "convert", set_up.to_str().unwrap(), "--to", "pdn"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    let err = String::from_utf8(out.stderr).unwrap();
-    assert!(!out.status.success(), "{text}");
+    assert!(out.status.success(), "{text}");
     assert!(
-        err.contains("game 1: a position is set up after its first move"),
-        "{err}"
+        text.contains("1. 32-28 18-23 2. 37-32 /FEN \"W:W31-50:B1-20\"/ 3. 32-28 *"),
+        "{text}"
     );
     assert!(text.contains("1. 32-28 19-23 *"), "{text}");
-    assert!(!text.contains("37-32"), "{text}");
+    let written = file("set-up-written.pdn", text.as_bytes());
+    let check = damspel(&["pdn", "check", written.to_str().unwrap()]);
+    assert!(check.status.success());
+    assert!(String::from_utf8(check.stdout)
+        .unwrap()
+        .contains("ok, 4 plies"));
 }
 
 /// `pdn convert --to pdn` keeps what the file says besides the moves: comments (a clock's

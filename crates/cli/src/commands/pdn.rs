@@ -454,20 +454,16 @@ fn convert(
                 "replay": checked,
             })),
             Format::Pdn => {
-                // Damspel's writer writes a start and moves: a position set up after the first
-                // move would be dropped and the game changed (its next move illegal).
+                // A position set up with no move after it has no start to write (the writer
+                // takes the position before the first move for it).
                 let items = &game.tree.items;
-                let moves = items.iter().any(|item| matches!(item, Item::Move(_)));
-                let set_up = items
-                    .iter()
-                    .skip_while(|item| moves && !matches!(item, Item::Move(_)))
-                    .any(|item| matches!(item, Item::Setup { .. }));
+                let set_up = !items.iter().any(|item| matches!(item, Item::Move(_)))
+                    && items.iter().any(|item| matches!(item, Item::Setup { .. }));
                 if set_up && checked.error.is_none() {
                     failed += 1;
                     eprintln!(
-                        "damspel: game {}: a position is set up after its first move, or with \
-                         no move after it (/FEN/): not converted (the PDN writer writes a start \
-                         and moves)",
+                        "damspel: game {}: a position is set up with no move after it (/FEN/): \
+                         not converted",
                         game.number
                     );
                 } else if checked.error.is_none() {

@@ -5,6 +5,7 @@
 
 use damspel_rules::{Bits, Move, Position, Rules, SquareNames, Variant};
 
+use super::replay::position_for;
 use super::result::{write_result, GameResult};
 use super::tree::{Item, Line};
 use crate::fen::write_fen;
@@ -131,7 +132,8 @@ impl<B: Bits> PdnGame<'_, B> {
 /// notation, numbered anew, with the comments, NAGs, strength marks and variations read. The
 /// main line's moves are `main` (as replayed); a variation's are read here from the position
 /// it starts in, and one that cannot be read is kept as written, with the rest of its line.
-/// A setup command before the main line's first move is the start (written as its FEN tag).
+/// A setup command before the main line's first move is the start (written as its FEN tag);
+/// one later is written where it was, and the moves after it from the position it sets up.
 pub fn write_movetext<B: Bits>(
     rules: &Rules<B>,
     start: &Position<B>,
@@ -157,7 +159,7 @@ fn write_line<B: Bits>(
 ) {
     let mut number_next = true;
     let mut played = 0;
-    for item in &line.items {
+    for (i, item) in line.items.iter().enumerate() {
         if matches!(item, Item::Setup { .. }) && main.is_some() && played == 0 {
             continue;
         }
@@ -212,7 +214,20 @@ fn write_line<B: Bits>(
             Item::Nag { nag } => out.push_str(nag),
             Item::Setup { fen } => {
                 out.push_str(&format!("/FEN \"{fen}\"/"));
-                pos = None;
+                // The moves go on from the position set up (the move after it says whose turn
+                // it is where the FEN does not), numbered for the side to move there.
+                let next = line.items[i + 1..].iter().find_map(|item| match item {
+                    Item::Move(m) => Some(Some(m.text.as_str())),
+                    Item::Setup { .. } => Some(None),
+                    _ => None,
+                });
+                pos = position_for(rules, fen, next.flatten()).ok();
+                if let Some(p) = pos {
+                    let first = p.side_to_move() == rules.variant().first_player;
+                    if k.is_multiple_of(2) != first {
+                        k += 1;
+                    }
+                }
                 number_next = true;
             }
         }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
-use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
+use damspel_notation::pdn::{tag_value, GameResult, Item, Line, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_fen, parse_move_among, write_fen,
 };
@@ -816,28 +816,6 @@ fn check<T>(r: Result<T, String>) -> Result<T, ApiError> {
     r.map_err(ApiError::unprocessable)
 }
 
-/// Wraps PDN move text at 79 columns, between tokens; a comment's line breaks become spaces.
-/// No line starts with `[`: a reader takes a line that starts as a tag (`[Event "..."]`) for the
-/// next game's, even inside a comment (a comment could end one game of the export and forge
-/// another).
-fn wrap(text: &str) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        if !line.is_empty() && line.len() + word.len() + 1 > 79 && !word.starts_with('[') {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(&line);
-    out
-}
-
 /// The longest a game's position may take to list its moves. Only positions built to be slow
 /// (a flying king among twenty kings) come near: the slowest known takes under a second. A
 /// position is checked when it enters a game (its start, a move played or replayed), so that
@@ -1452,19 +1430,9 @@ impl<B: Bits> Session for GameSession<B> {
             moves: Vec::new(),
             extra,
         };
-        // The writer gives the tags and the result; the move text with its variations is
-        // written here, between them.
-        let bare = game.to_pdn();
-        let result_text = write_result(main.game.rules().variant(), result).to_string();
-        let Some(head) = bare.strip_suffix(&format!("{result_text}\n\n")) else {
-            return PdnGame {
-                moves: main.game.moves().to_vec(),
-                ..game
-            }
-            .to_pdn();
-        };
-        let text = format!("{}{result_text}", self.movetext());
-        format!("{head}{}\n\n", wrap(&text))
+        // The writer gives the tags and the result; the move text, with its variations and
+        // comments, is written here.
+        game.to_pdn_with(&self.movetext())
     }
 
     fn search_job(&self, ask: SearchAsk, cancel: Arc<Cancel>) -> SearchJob {

@@ -72,9 +72,10 @@ impl<B: Bits> PdnGame<'_, B> {
         out
     }
 
-    /// The game with move text written by `write_movetext` (its moves with the comments, NAGs
-    /// and variations read), wrapped at 79 columns between words; no line starts with `[` (a
-    /// reader takes such a line for a tag, even inside a comment). `moves` is not used.
+    /// The game with move text written elsewhere (`write_movetext`; the server's tree), wrapped
+    /// at 79 columns between words, a comment's line breaks becoming spaces; no line starts
+    /// with `[` (a reader takes such a line for the next game's tag, even inside a comment,
+    /// which could end one game and forge another). `moves` is not used.
     pub fn to_pdn_with(&self, movetext: &str) -> String {
         let mut out = self.header();
         let result = write_result(self.rules.variant(), self.result);

@@ -369,6 +369,18 @@ async fn a_variation_of_the_first_move_is_exported() {
     server.stop().await;
 }
 
+/// The row of game `id` in the games list.
+async fn listed(c: &reqwest::Client, s: &TestServer, id: &str) -> Value {
+    let (status, list) = get(c, &s.url("/api/games")).await;
+    assert_eq!(status, 200, "{list}");
+    let games = list.as_array().expect("a list of games");
+    let row = games
+        .iter()
+        .find(|g| g["id"] == id)
+        .expect("the game listed");
+    row.clone()
+}
+
 /// The games list shows how a game ended, also while someone looks at an earlier position.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
@@ -393,13 +405,7 @@ async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
     )
     .await;
     assert_eq!(status, 200, "{state}");
-    let (status, list) = get(&c, &server.url("/api/games")).await;
-    assert_eq!(status, 200, "{list}");
-    let games = list
-        .as_array()
-        .or_else(|| list["games"].as_array())
-        .unwrap();
-    let row = games.iter().find(|g| g["id"] == id.as_str()).unwrap();
+    let row = listed(&c, &server, &id).await;
     assert_eq!(row["result"], "1/2-1/2", "{row}");
     assert_eq!(row["moves"], 1, "{row}");
     server.stop().await;
@@ -416,15 +422,7 @@ async fn the_games_list_counts_the_main_line_while_a_variation_is_shown() {
     let (status, state) = play(&c, &server, &id, json!({"move": "c6-c5", "from": a4})).await;
     assert_eq!(status, 200, "{state}");
     assert_eq!(notations(&state), ["a3-a4", "c6-c5"]);
-    let (status, list) = get(&c, &server.url("/api/games")).await;
-    assert_eq!(status, 200, "{list}");
-    let row = list
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["id"] == id.as_str())
-        .cloned()
-        .unwrap();
+    let row = listed(&c, &server, &id).await;
     assert_eq!(row["moves"], 4, "the four moves of the game: {row}");
     server.stop().await;
 }

@@ -10,7 +10,8 @@
 //! Then the median of as many timings of the list with routes (`legal_moves_detailed(..,
 //! Duplicates::Merge)`: what `damspel moves`, the server's move list and PDN import ask for).
 //! `-- --over-ms 50` prints only rows whose median is above 50 ms; `-- --variant ID` keeps one
-//! variant.
+//! variant. The rows whose material a game can have (no side with more pieces than it starts
+//! with, `damspel_conformance::material`) are counted apart: the others can only be set up.
 //!
 //! `cargo bench -p damspel-conformance --bench captures`
 
@@ -20,6 +21,7 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
+use damspel_conformance::material::within_start_counts;
 use damspel_notation::parse_fen;
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Move, Position, Rules, Until};
 
@@ -116,10 +118,12 @@ fn main() {
     );
     println!();
     println!(
-        "| variant | moves() ms | jumps walked | moves | enumerating ms | ratio | with routes ms | FEN |"
+        "| variant | moves() ms | jumps walked | moves | enumerating ms | ratio | with routes ms | \
+         game material | FEN |"
     );
-    println!("|---|---:|---:|---:|---:|---:|---:|---|");
+    println!("|---|---:|---:|---:|---:|---:|---:|---|---|");
     let mut over = 0;
+    let (mut game_rows, mut game_over, mut game_over_detailed) = (0, 0, 0);
     let mut over_detailed = 0;
     let mut rows = 0;
     for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
@@ -152,11 +156,15 @@ fn main() {
             let detailed = median((0..o.runs).map(|_| timed_detailed(&rules, &pos)).collect());
             let moves = rules.moves(&pos).len();
             let m = median(merged);
+            let game = within_start_counts(&rules, &pos);
+            game_rows += usize::from(game);
             if m * 1e3 > 50.0 {
                 over += 1;
+                game_over += usize::from(game);
             }
             if detailed * 1e3 > 50.0 {
                 over_detailed += 1;
+                game_over_detailed += usize::from(game);
             }
             if m * 1e3 >= o.over_ms {
                 let (reference, ratio) = if stopped {
@@ -166,14 +174,19 @@ fn main() {
                     (ms(w), format!("{:.1}", w / m))
                 };
                 println!(
-                    "| {id} | {} | {} | {moves} | {reference} | {ratio} | {} | `{fen}` |",
+                    "| {id} | {} | {} | {moves} | {reference} | {ratio} | {} | {} | `{fen}` |",
                     ms(m),
                     rules.capture_work(&pos),
-                    ms(detailed)
+                    ms(detailed),
+                    if game { "yes" } else { "no" }
                 );
             }
         });
     }
     println!();
     println!("{rows} positions, {over} over 50 ms ({over_detailed} with routes)");
+    println!(
+        "{game_rows} with a game's material, {game_over} of them over 50 ms \
+         ({game_over_detailed} with routes)"
+    );
 }

@@ -22,6 +22,10 @@
 //! moves and of capture sequences (`count_moves(.., Duplicates::Keep)`, counted in a child
 //! process that is killed after `--count-seconds`).
 //!
+//! With `--game-counts` every candidate keeps the material a game can have: a side with more
+//! pieces than the variant's start gives it loses random pieces before it is measured
+//! (`damspel_conformance::material`); such a position can only be set up, not played to.
+//!
 //! The candidates are drawn from a generator seeded by `--seed` and the variant id, so a
 //! variant searched alone sees the same candidates as in a full run; which ones are kept depends
 //! on measured times, so a busier or faster machine can keep others.
@@ -111,6 +115,10 @@ struct Args {
     /// Give up counting the capture sequences of a position after this many seconds.
     #[arg(long, default_value_t = 120.0)]
     count_seconds: f64,
+    /// Keep to positions a game could reach by their material: no side with more pieces than
+    /// the variant's start gives it (`damspel_conformance::material`). Sources say "game counts".
+    #[arg(long)]
+    game_counts: bool,
     /// Write the table here: the rows of the variants searched are replaced, the others kept.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -239,7 +247,10 @@ fn search_variant<B: Bits>(
     args: &Args,
     watchdog: &Watchdog,
 ) -> Result<Vec<Row>, String> {
-    let shape = Shape::new(rules);
+    let mut shape = Shape::new(rules);
+    if args.game_counts {
+        shape.limits = Some(damspel_conformance::material::start_counts(rules));
+    }
     let g = &rules.variant().geometry;
     let mut rng = Rng::seed_from_u64(variant_seed(args.seed, id));
     let cap = Duration::from_millis(args.cap_ms);
@@ -285,11 +296,18 @@ fn search_variant<B: Bits>(
             for _ in 0..rng.random_range(2..=5) {
                 mutate(&mut rng, &shape, &mut b);
             }
+            b.trim(&shape, &mut rng);
             (b, from.source.clone(), from.family)
         } else {
             let kind = Start::ALL[[0, 0, 0, 1, 1, 1, 2, 3][rng.random_range(0..8)]];
-            let b = start(kind, &mut rng, &shape, rules, watchdog);
-            (b, kind.to_string(), climb)
+            let mut b = start(kind, &mut rng, &shape, rules, watchdog);
+            b.trim(&shape, &mut rng);
+            let kind = if args.game_counts {
+                format!("{kind}, game counts")
+            } else {
+                kind.to_string()
+            };
+            (b, kind, climb)
         };
         climb += 1;
         let Some((pos, mut now)) = evaluate(&current, &mut evaluations) else {
@@ -308,6 +326,7 @@ fn search_variant<B: Bits>(
             for _ in 0..rng.random_range(1..=3) {
                 mutate(&mut rng, &shape, &mut next);
             }
+            next.trim(&shape, &mut rng);
             let Some((pos, t)) = evaluate(&next, &mut evaluations) else {
                 stale += 1;
                 continue;

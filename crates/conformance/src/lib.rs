@@ -2,5 +2,6 @@
 //! deliberately simple reference move generator.
 
 pub mod data;
+pub mod material;
 pub mod reference;
 pub mod scenario;

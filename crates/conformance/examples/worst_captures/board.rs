@@ -25,6 +25,8 @@ pub struct Shape {
     /// (x, y) of each layout index, and the square at each (x, y).
     coords: Vec<(i32, i32)>,
     at: Vec<Option<Square>>,
+    /// With `--game-counts`: per colour index, the most pieces a side may have (its start's).
+    pub limits: Option<[usize; 2]>,
 }
 
 impl Shape {
@@ -49,6 +51,7 @@ impl Shape {
             layout,
             coords,
             at,
+            limits: None,
         }
     }
 
@@ -84,6 +87,25 @@ impl Board {
             board.cells[sq.0 as usize] = pos.piece_at(sq);
         }
         board
+    }
+
+    /// Takes random pieces off a side that has more than the shape's limit (if any) allows, so
+    /// that the position keeps the material a game could have.
+    pub fn trim(&mut self, shape: &Shape, rng: &mut Rng) {
+        let Some(limits) = shape.limits else {
+            return;
+        };
+        for color in Color::BOTH {
+            let mut own: Vec<Square> = self
+                .pieces(shape)
+                .into_iter()
+                .filter(|&s| self.get(s).is_some_and(|p| p.color == color))
+                .collect();
+            while own.len() > limits[color.index()] {
+                let sq = own.swap_remove(rng.random_range(0..own.len()));
+                self.clear(sq);
+            }
+        }
     }
 
     pub fn get(&self, sq: Square) -> Option<Piece> {

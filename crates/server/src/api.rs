@@ -1198,7 +1198,7 @@ async fn think(
 ) -> AppResult<session::SearchOutcome> {
     let slot = app.game(id).await?;
     let cancel = Cancel::new();
-    let node;
+    let (node, audience);
     let job = {
         let s = slot.lock().await;
         let s = &s.session;
@@ -1254,6 +1254,17 @@ async fn think(
             Level::FULL
         };
         node = s.current();
+        // Between two players a search is the asker's own: its progress goes to the listeners
+        // that hold the asker's seat. (It went to every listener: the other player's page
+        // showed the engine's lines and score of the position, unasked, during the game.)
+        audience = if between_two(s.meta(), who) {
+            controllers(s.meta())
+                .into_iter()
+                .find(|&c| who.holds(&s.meta().keys, c))
+                .and_then(|c| s.meta().keys.get(c).cloned())
+        } else {
+            None
+        };
         s.search_job(
             SearchAsk {
                 time: Duration::from_secs_f64(time),
@@ -1264,7 +1275,7 @@ async fn think(
             cancel.clone(),
         )
     };
-    let progress = app.events.progress_sender(id);
+    let progress = app.events.progress_sender(id, audience);
     app.searches
         .run(Some(cancel), move || {
             job(&mut |mut info| {
@@ -1425,13 +1436,17 @@ pub async fn pdn(State(app): App, Path(id): Path<String>) -> AppResult<impl Into
 pub async fn events(
     State(app): App,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> AppResult<Sse<impl tokio_stream::Stream<Item = Result<Event, Infallible>>>> {
     app.game(&id).await?;
     app.check_flag(&id).await?;
+    // The seats the listener holds: between two players, each one's searches reach that one
+    // only (`think`).
+    let listener = Presented::from_events_cookie(&headers);
     // Subscribe first, so that no change between the first state and the stream is missed.
     let updates = app
         .events
-        .subscribe(&id)
+        .subscribe(&id, listener)
         .map(|(kind, data)| Ok(Event::default().event(kind).data(&*data)));
     let first = shown_state(&app, &id).await?.to_string();
     let initial = tokio_stream::once(Ok(Event::default().event("state").data(first)));

@@ -13,6 +13,10 @@ use sha2::{Digest, Sha256};
 /// The header that carries seat secrets.
 pub const HEADER: &str = "x-damspel-seat";
 
+/// The cookie that carries seat secrets to a game's event stream, and there only (the page sets
+/// it for that path: a browser's `EventSource` sends no header). Secrets separated by dots.
+pub const EVENTS_COOKIE: &str = "damspel_seat";
+
 /// Hex digest of a secret (what the database keeps).
 pub fn hash(secret: &str) -> String {
     let digest = Sha256::digest(secret.as_bytes());
@@ -69,6 +73,31 @@ impl Presented {
                 .map(hash)
                 .collect(),
         )
+    }
+
+    /// The secrets of the event stream's cookie (`EVENTS_COOKIE`), read only by the stream: it
+    /// changes nothing, and a cookie is sent with requests no page of ours made.
+    pub fn from_events_cookie(headers: &HeaderMap) -> Presented {
+        Presented(
+            headers
+                .get_all(axum::http::header::COOKIE)
+                .iter()
+                .filter_map(|v| v.to_str().ok())
+                .flat_map(|v| v.split(';'))
+                .filter_map(|pair| pair.trim().split_once('='))
+                .filter(|(name, _)| *name == EVENTS_COOKIE)
+                .flat_map(|(_, value)| value.split('.'))
+                .map(str::trim)
+                .filter(|s| !s.is_empty() && s.len() <= 128)
+                .take(4)
+                .map(hash)
+                .collect(),
+        )
+    }
+
+    /// Whether the request presents the secret whose hash is `hash`.
+    pub fn has_hash(&self, hash: &str) -> bool {
+        self.0.iter().any(|h| h == hash)
     }
 
     /// Adds a secret (one just given to this request).

@@ -405,6 +405,85 @@ async fn resignation_is_stored_and_exported() {
     s.stop().await;
 }
 
+/// A game's event stream, opened as the page opens it: with the seat secrets of this browser
+/// in the stream's cookie (an `EventSource` sends no header), or none (a watcher).
+async fn listen(
+    c: &reqwest::Client,
+    s: &TestServer,
+    id: &str,
+    secret: Option<&str>,
+) -> reqwest::Response {
+    let mut r = c.get(s.url(&format!("/api/games/{id}/events")));
+    if let Some(secret) = secret {
+        r = r.header("cookie", format!("damspel_seat={secret}"));
+    }
+    let r = r.send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    r
+}
+
+/// What a stream has sent until `until` (nothing more arrives after it is read).
+async fn heard(stream: &mut reqwest::Response, until: Duration) -> String {
+    let mut seen = String::new();
+    let _ = tokio::time::timeout(until, async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    seen
+}
+
+/// Between two players a hint or an analysis is the asker's: its progress (the engine's lines
+/// and score) goes to the asker's stream, not to the other player's nor a watcher's. It went to
+/// every listener, and the other player's page showed it during the game. In a game against the
+/// engine a watcher still sees the engine think.
+#[tokio::test]
+async fn a_players_search_is_shown_to_that_player_only() {
+    let s = TestServer::start(temp_db("friend-hint-stream"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let mut white = listen(&c, &s, &f.id, Some(&f.white)).await;
+    let mut black = listen(&c, &s, &f.id, Some(&f.black)).await;
+    let mut watcher = listen(&c, &s, &f.id, None).await;
+    let hint = s.url(&format!("/api/games/{}/hint", f.id));
+    let (status, answer) = post_as(&c, &hint, Some(&f.white), json!({"time": 0.3})).await;
+    assert_eq!(status, 200, "{answer}");
+    let settle = Duration::from_millis(500);
+    let white_heard = heard(&mut white, settle).await;
+    assert!(white_heard.contains("event: info"), "{white_heard}");
+    for (who, stream) in [("black", &mut black), ("a watcher", &mut watcher)] {
+        let got = heard(stream, settle).await;
+        assert!(got.contains("event: state"), "{who}: {got}");
+        assert!(
+            !got.contains("event: info"),
+            "{who} heard White's hint: {got}"
+        );
+    }
+    // Against the engine: whoever listens sees it think.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let mut watcher = listen(&c, &s, id, None).await;
+    let (status, answer) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/hint")),
+        created["seats"]["white"].as_str(),
+        json!({"time": 0.3}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let got = heard(&mut watcher, settle).await;
+    assert!(got.contains("event: info"), "{got}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn draw_offer_reaches_the_other_seat_and_is_accepted() {
     let s = TestServer::start(temp_db("friend-draw"), 1).await;

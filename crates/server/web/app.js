@@ -1085,7 +1085,15 @@ function connectEvents(id) {
   S.esGame = id;
   S.held = null;
   if (!window.EventSource) return;
-  const es = new EventSource(`/api/games/${encodeURIComponent(id)}/events`);
+  const path = `/api/games/${encodeURIComponent(id)}/events`;
+  // The seats this browser holds go to the stream in a cookie for its path alone (an
+  // EventSource sends no header): between two players each one's hints and analysis reach
+  // that one only (docs/api.md).
+  const held = seatSecrets(id);
+  document.cookie = held.length
+    ? `damspel_seat=${held.join('.')}; path=${path}; SameSite=Strict`
+    : `damspel_seat=; path=${path}; max-age=0; SameSite=Strict`;
+  const es = new EventSource(path);
   S.es = es;
   es.addEventListener('info', (e) => {
     if (S.esGame !== id) return;

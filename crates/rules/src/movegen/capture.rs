@@ -1249,8 +1249,11 @@ const MOST_LEVEL_WALKS: usize = 1024;
 /// best capture found, as when no search by levels is possible). Its targeted walks pay where
 /// a level's sets are soon settled; where many sets of left-out pieces must each be shown
 /// impossible they cost far more than the listing they save (a universal position of a game's
-/// material, 48 moves: 203,607 jumps of levels, 311 ms in all; 26 ms without them).
-const LEVELS_BUDGET: u64 = 1 << 14;
+/// material, 48 moves: 203,607 jumps of levels, 330 ms in all; 37 ms without them). Where the
+/// maximum is worth knowing, a listing without it can cost far more: another universal
+/// position needs 32,768 to 49,152 jumps of levels, and without them its listing made 18.2
+/// million jumps (1.0 s against 0.17-0.24 s). docs/performance.md, fifteenth session.
+const LEVELS_BUDGET: u64 = 1 << 16;
 
 #[cfg(not(test))]
 fn levels_budget() -> u64 {

@@ -61,12 +61,19 @@ pub struct Presented(Vec<String>);
 
 impl Presented {
     pub fn from_headers(headers: &HeaderMap) -> Presented {
-        Presented(
+        Presented::of(
             headers
                 .get_all(HEADER)
                 .iter()
                 .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
+                .flat_map(|v| v.split(',')),
+        )
+    }
+
+    /// At most four secrets of plausible length, hashed.
+    fn of<'a>(secrets: impl Iterator<Item = &'a str>) -> Presented {
+        Presented(
+            secrets
                 .map(str::trim)
                 .filter(|s| !s.is_empty() && s.len() <= 128)
                 .take(4)
@@ -78,7 +85,7 @@ impl Presented {
     /// The secrets of the event stream's cookie (`EVENTS_COOKIE`), read only by the stream: it
     /// changes nothing, and a cookie is sent with requests no page of ours made.
     pub fn from_events_cookie(headers: &HeaderMap) -> Presented {
-        Presented(
+        Presented::of(
             headers
                 .get_all(axum::http::header::COOKIE)
                 .iter()
@@ -86,12 +93,7 @@ impl Presented {
                 .flat_map(|v| v.split(';'))
                 .filter_map(|pair| pair.trim().split_once('='))
                 .filter(|(name, _)| *name == EVENTS_COOKIE)
-                .flat_map(|(_, value)| value.split('.'))
-                .map(str::trim)
-                .filter(|s| !s.is_empty() && s.len() <= 128)
-                .take(4)
-                .map(hash)
-                .collect(),
+                .flat_map(|(_, value)| value.split('.')),
         )
     }
 

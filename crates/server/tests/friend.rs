@@ -422,7 +422,7 @@ async fn listen(
     r
 }
 
-/// What a stream has sent until `until` (nothing more arrives after it is read).
+/// What a stream sends within `until` (it is read for that long, then left).
 async fn heard(stream: &mut reqwest::Response, until: Duration) -> String {
     let mut seen = String::new();
     let _ = tokio::time::timeout(until, async {

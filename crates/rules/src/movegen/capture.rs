@@ -58,21 +58,8 @@ const MERGE_FROM_JUMPS: u32 = 2;
 /// ends it left open (see `walk_layered`).
 const TARGETED_BUDGET: u64 = 1 << 15;
 
-#[cfg(not(test))]
-fn targeted_budget() -> u64 {
-    TARGETED_BUDGET
-}
-
 // Tests set a small budget to see the layered walk take over from the targeted one.
-#[cfg(test)]
-thread_local! {
-    static TARGETED_BUDGET_IN_TESTS: std::cell::Cell<u64> = const { std::cell::Cell::new(TARGETED_BUDGET) };
-}
-
-#[cfg(test)]
-fn targeted_budget() -> u64 {
-    TARGETED_BUDGET_IN_TESTS.with(|b| b.get())
-}
+limit_set_by_tests!(fn targeted_budget() -> u64 = TARGETED_BUDGET; TARGETED_BUDGET_IN_TESTS);
 
 /// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
@@ -1255,21 +1242,8 @@ const MOST_LEVEL_WALKS: usize = 1024;
 /// million jumps (1.0 s against 0.17-0.24 s). docs/performance.md, fifteenth session.
 const LEVELS_BUDGET: u64 = 1 << 16;
 
-#[cfg(not(test))]
-fn levels_budget() -> u64 {
-    LEVELS_BUDGET
-}
-
 // Tests set a small budget to see the listing start from a search by levels given up.
-#[cfg(test)]
-thread_local! {
-    static LEVELS_BUDGET_IN_TESTS: std::cell::Cell<u64> = const { std::cell::Cell::new(LEVELS_BUDGET) };
-}
-
-#[cfg(test)]
-fn levels_budget() -> u64 {
-    LEVELS_BUDGET_IN_TESTS.with(|b| b.get())
-}
+limit_set_by_tests!(fn levels_budget() -> u64 = LEVELS_BUDGET; LEVELS_BUDGET_IN_TESTS);
 
 /// The sets of pieces a capture of the king `piece` worth exactly `value` must leave out of its
 /// reach, when every piece within its reach is worth the same (`None` otherwise, or when it

@@ -36,21 +36,8 @@ use crate::spec::{HaltRule, PromotionInCapture};
 /// boards of 64 squares.
 const MAX_ARRIVALS: usize = 1 << 21;
 
-#[cfg(not(test))]
-fn max_arrivals() -> usize {
-    MAX_ARRIVALS
-}
-
 // Tests set a small cap to see walks given back to the merged walk.
-#[cfg(test)]
-thread_local! {
-    pub(crate) static MAX_ARRIVALS_IN_TESTS: std::cell::Cell<usize> = const { std::cell::Cell::new(MAX_ARRIVALS) };
-}
-
-#[cfg(test)]
-fn max_arrivals() -> usize {
-    MAX_ARRIVALS_IN_TESTS.with(|m| m.get())
-}
+limit_set_by_tests!(fn max_arrivals() -> usize = MAX_ARRIVALS; pub(crate) MAX_ARRIVALS_IN_TESTS);
 
 /// A walk looks at its stop condition once every this many jumps (a power of two).
 const STOP_CHECK_EVERY: u64 = 1024;

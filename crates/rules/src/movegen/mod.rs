@@ -11,6 +11,27 @@
 //! work: the `*_until` forms take a stop flag or a deadline (`Until`) and give up when it is
 //! reached.
 
+/// A limit the walks read through `fn $name()`: the constant, or in tests the value of the
+/// thread-local `$cell`, which a test sets to see what happens past the limit.
+macro_rules! limit_set_by_tests {
+    (fn $name:ident() -> $ty:ty = $value:expr; $vis:vis $cell:ident) => {
+        #[cfg(not(test))]
+        fn $name() -> $ty {
+            $value
+        }
+
+        #[cfg(test)]
+        thread_local! {
+            $vis static $cell: std::cell::Cell<$ty> = const { std::cell::Cell::new($value) };
+        }
+
+        #[cfg(test)]
+        fn $name() -> $ty {
+            $cell.with(|c| c.get())
+        }
+    };
+}
+
 mod capture;
 mod layers;
 mod memo;

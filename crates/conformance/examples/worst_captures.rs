@@ -128,9 +128,9 @@ struct Args {
     /// With --check: cap of moves() and of the enumerating walk, in seconds.
     #[arg(long, default_value_t = 30.0)]
     walk_seconds: f64,
-    /// With --check: the reference generator is run up to this many sequences (memory: it
-    /// keeps every sequence before the majority filter, and used up 24 GB on a row of 293,528).
-    #[arg(long, default_value_t = 250_000)]
+    /// With --check: the reference generator gives up past this many sequences before the
+    /// majority rule (it holds them all: some 200 bytes each) or after --walk-seconds.
+    #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     reference_sequences: u64,
     /// Internal: count the sequences of VARIANT FEN and print them (run as a child process).
     #[arg(long, num_args = 2, value_names = ["VARIANT", "FEN"], hide = true)]
@@ -443,7 +443,7 @@ fn check_table(catalogue: &Catalogue, args: &Args, path: &Path) -> Result<bool, 
         walk: Duration::from_secs_f64(args.walk_seconds),
         count: Duration::from_secs_f64(args.count_seconds),
         keep_sequences: 5_000_000,
-        reference_sequences: args.reference_sequences,
+        reference_sequences: args.reference_sequences as usize,
     };
     let mut bad = 0;
     for (i, row) in rows.iter().enumerate() {

@@ -21,6 +21,7 @@ use damspel_rules::spec::{
     Reversal, Targets,
 };
 use damspel_rules::{Bits, Color, Piece, Position, Setup, Square, Squares, Variant};
+use std::time::Instant;
 
 /// A board cell: (x, y) with a1 = (0, 0), files along x, ranks along y (§0 "Coordinates").
 pub type Cell = (i32, i32);
@@ -256,26 +257,101 @@ fn is_promotion_square(variant: &Variant, color: Color, (x, y): Cell) -> bool {
 // ------------------------------------------------------------------------------------------------
 // The generator
 
+/// How much the generator may do before it gives up. It holds every capture sequence before the
+/// majority rule keeps the most valuable, so on a crowded board its memory grows with them (a
+/// universal position of 100,730 legal sequences took 19 GB before it was stopped).
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds {
+    /// The most capture sequences it may hold, before the majority rule.
+    pub sequences: usize,
+    /// When it must give up.
+    pub deadline: Option<Instant>,
+}
+
+impl Bounds {
+    pub const NONE: Bounds = Bounds {
+        sequences: usize::MAX,
+        deadline: None,
+    };
+}
+
+/// The generator gave up: it reached one of its bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverBounds;
+
+/// What the capture walk has done, against its bounds.
+struct Work {
+    bounds: Bounds,
+    states: u64,
+    over: bool,
+}
+
+impl Work {
+    fn new(bounds: Bounds) -> Work {
+        Work {
+            bounds,
+            states: 0,
+            over: false,
+        }
+    }
+
+    /// Counts a state; whether the walk must give up.
+    fn give_up(&mut self, held: usize) -> bool {
+        self.states += 1;
+        if held > self.bounds.sequences {
+            self.over = true;
+        }
+        if self.states.is_multiple_of(1024)
+            && self.bounds.deadline.is_some_and(|d| Instant::now() >= d)
+        {
+            self.over = true;
+        }
+        self.over
+    }
+}
+
+/// The answer of a walk made within `Bounds::NONE`, which cannot reach them.
+fn never_over<T>(_: OverBounds) -> T {
+    unreachable!("a walk without bounds does not give up")
+}
+
 /// Every legal complete sequence of the side to move, one per distinct series of landings.
 pub fn reference_moves(variant: &Variant, board: &RefBoard) -> Vec<RefSequence> {
+    reference_moves_within(variant, board, Bounds::NONE).unwrap_or_else(never_over)
+}
+
+/// `reference_moves`, or `OverBounds` when the walk would outgrow `bounds`.
+pub fn reference_moves_within(
+    variant: &Variant,
+    board: &RefBoard,
+    bounds: Bounds,
+) -> Result<Vec<RefSequence>, OverBounds> {
     // §0: "Capturing is compulsory in every variant and has precedence over every non-capturing
     // move, including the line-leap."
-    let captures = legal_captures(variant, board);
+    let captures = legal_captures_within(variant, board, bounds)?;
     if !captures.is_empty() {
-        return captures;
+        return Ok(captures);
     }
     let quiet = quiet_moves(variant, board, board.side_to_move);
-    if variant.bahrain {
+    Ok(if variant.bahrain {
         bahrain_filter(variant, board, quiet)
     } else {
         quiet
-    }
+    })
 }
 
 /// The legal capture sequences of the side to move (empty if it has no capture).
 pub fn legal_captures(variant: &Variant, board: &RefBoard) -> Vec<RefSequence> {
-    let captures = all_capture_sequences(variant, board, board.side_to_move);
-    match variant.capture.precedence {
+    legal_captures_within(variant, board, Bounds::NONE).unwrap_or_else(never_over)
+}
+
+fn legal_captures_within(
+    variant: &Variant,
+    board: &RefBoard,
+    bounds: Bounds,
+) -> Result<Vec<RefSequence>, OverBounds> {
+    let captures = all_capture_sequences_within(variant, board, board.side_to_move, bounds)?;
+    Ok(match variant.capture.precedence {
         // D18 Majority: "among all complete sequences of all pieces, only those that capture the
         // maximum" value are legal (value = man_value per man + king_value per king).
         Precedence::Majority => {
@@ -291,7 +367,7 @@ pub fn legal_captures(variant: &Variant, board: &RefBoard) -> Vec<RefSequence> {
         }
         // D18 FreeChoice: "Without the majority rule, any complete sequence is legal."
         Precedence::Free => captures,
-    }
+    })
 }
 
 /// D18: what a sequence is worth under the majority rule (pieces are read on the board before
@@ -468,13 +544,27 @@ pub fn all_capture_sequences(
     board: &RefBoard,
     color: Color,
 ) -> Vec<RefSequence> {
+    all_capture_sequences_within(variant, board, color, Bounds::NONE).unwrap_or_else(never_over)
+}
+
+fn all_capture_sequences_within(
+    variant: &Variant,
+    board: &RefBoard,
+    color: Color,
+    bounds: Bounds,
+) -> Result<Vec<RefSequence>, OverBounds> {
     let mut out = Vec::new();
+    let mut work = Work::new(bounds);
     for from in board.squares() {
         if board.get(from).is_some_and(|p| p.color == color) {
-            piece_capture_sequences(variant, board, from, &mut out);
+            piece_capture_sequences(variant, board, from, &mut out, &mut work);
         }
     }
-    out
+    // The last state walked may have added sequences past the bound.
+    if work.over || out.len() > bounds.sequences {
+        return Err(OverBounds);
+    }
+    Ok(out)
 }
 
 /// Every complete capture sequence of the piece on `from`.
@@ -483,6 +573,7 @@ fn piece_capture_sequences(
     board: &RefBoard,
     from: Cell,
     out: &mut Vec<RefSequence>,
+    work: &mut Work,
 ) {
     let piece = board.get(from).expect("a piece to capture with");
     let mut lifted = board.clone();
@@ -499,13 +590,22 @@ fn piece_capture_sequences(
         captured: vec![],
         last_step: None,
     };
-    extend(variant, &start, out, None);
+    extend(variant, &start, out, None, work);
 }
 
 /// Tries every jump from `state` and follows each to the end of the move. `straight` is a
 /// direction not to follow here because the series going on straight that way is counted from
 /// the nearest landing (see the module comment).
-fn extend(variant: &Variant, state: &Capture, out: &mut Vec<RefSequence>, straight: Option<Cell>) {
+fn extend(
+    variant: &Variant,
+    state: &Capture,
+    out: &mut Vec<RefSequence>,
+    straight: Option<Cell>,
+    work: &mut Work,
+) {
+    if work.give_up(out.len()) {
+        return;
+    }
     for jump in jumps(variant, state) {
         if straight == Some(jump.step) {
             continue;
@@ -523,7 +623,7 @@ fn extend(variant: &Variant, state: &Capture, out: &mut Vec<RefSequence>, straig
             for next in continuing {
                 let skip = (variant.capture.removal == Removal::Deferred && next.at != nearest)
                     .then_some(jump.step);
-                extend(variant, next, out, skip);
+                extend(variant, next, out, skip, work);
             }
             continue;
         }
@@ -753,7 +853,8 @@ fn bahrain_filter(
             let mut after = board.play(s);
             after.side_to_move = color;
             let mut threats = Vec::new();
-            piece_capture_sequences(variant, &after, s.to(), &mut threats);
+            let mut work = Work::new(Bounds::NONE);
+            piece_capture_sequences(variant, &after, s.to(), &mut threats, &mut work);
             threats.is_empty()
         })
         .cloned()

@@ -18,7 +18,8 @@ use std::time::Instant;
 
 use damspel_conformance::data::{legal_moves_rows, perft_rows};
 use damspel_conformance::reference::{
-    all_capture_sequences, reference_moves, square_of, Cell, RefBoard, RefSequence,
+    all_capture_sequences, reference_moves, reference_moves_within, square_of, Bounds, Cell,
+    OverBounds, RefBoard, RefSequence,
 };
 use damspel_notation::{parse_fen, write_fen};
 use damspel_rules::{
@@ -1116,4 +1117,44 @@ fn check_published_data(max_nodes: u64) {
     }
     println!("{checked} published rows reproduced by the reference");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The reference generator holds every capture sequence before the majority rule keeps the most
+/// valuable: bounded, it gives up past its bounds instead of growing without end (the worst
+/// captures' check once grew it to 19 GB), and within them it gives every sequence.
+#[test]
+fn the_reference_gives_up_past_its_bounds() {
+    let catalogue = Catalogue::builtin();
+    let board_of = |id: &str, fen: &str| {
+        let variant = catalogue.get(id).expect("a built-in variant");
+        let setup = parse_fen(&variant.geometry, fen).expect("a valid FEN");
+        let board = RefBoard::from_setup(&variant, &setup);
+        (variant, board)
+    };
+    // legal-moves.tsv, dctl international.cpp [FrenchTutorial]: W:WK46:B23 has the four
+    // captures 46x19 46x14 46x10 46x05, each a single jump: four sequences.
+    let (variant, board) = board_of("international", "W:WK46:B23");
+    let within = |sequences| {
+        let bounds = Bounds {
+            sequences,
+            deadline: None,
+        };
+        reference_moves_within(&variant, &board, bounds)
+    };
+    assert_eq!(within(4).map(|moves| moves.len()), Ok(4));
+    assert_eq!(within(3).map(|moves| moves.len()), Err(OverBounds));
+    // The audit's universal position (8.2 million capture paths): a deadline already passed
+    // stops it within its first states.
+    let (variant, board) = board_of(
+        "universal",
+        "W:WKb7:BKa3,Ka6,Kb6,Kb8,Kc1,Kc2,Kc5,Kc6,Kd2,Kd7,Ke1,Ke2,Ke3,Ke4,Ke6,Kf2,Kf5,Kg2,\
+         Kg3,Kg5,Kg7,Kh5",
+    );
+    let started = Instant::now();
+    let bounds = Bounds {
+        sequences: usize::MAX,
+        deadline: Some(started),
+    };
+    let given_up = reference_moves_within(&variant, &board, bounds).map(|moves| moves.len());
+    assert_eq!(given_up, Err(OverBounds));
 }

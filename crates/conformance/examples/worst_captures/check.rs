@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use damspel_conformance::reference::{reference_moves, square_of, RefBoard};
+use damspel_conformance::reference::{reference_moves_within, square_of, Bounds, RefBoard};
 use damspel_rules::{Bits, Duplicates, Move, Position, Rules};
 
 use crate::count::{in_child, Key};
@@ -20,8 +20,9 @@ pub struct Limits {
     pub count: Duration,
     /// The enumerating walk is tried up to this many sequences (its list is kept in memory).
     pub keep_sequences: u64,
-    /// The reference generator is tried up to this many sequences.
-    pub reference_sequences: u64,
+    /// The reference generator gives up past this many sequences (before the majority rule:
+    /// it holds them all) or after `walk`.
+    pub reference_sequences: usize,
 }
 
 fn key<B: Bits>(m: &Move<B>) -> Key {
@@ -161,13 +162,17 @@ pub fn check<B: Bits>(
         ));
     }
 
-    // The reference generator.
-    if sequences.is_some_and(|s| s <= limits.reference_sequences) {
-        let variant = rules.variant();
-        let started = Instant::now();
-        let board = RefBoard::from_position(variant, pos);
+    // The reference generator, within bounds: its memory grows with every sequence it finds.
+    let variant = rules.variant();
+    let started = Instant::now();
+    let board = RefBoard::from_position(variant, pos);
+    let bounds = Bounds {
+        sequences: limits.reference_sequences,
+        deadline: Some(started + limits.walk),
+    };
+    if let Ok(reference) = reference_moves_within(variant, &board, bounds) {
         let mut counts: BTreeMap<Key, u64> = BTreeMap::new();
-        for s in reference_moves(variant, &board) {
+        for s in reference {
             let k = (
                 square_of(variant, s.from).0,
                 square_of(variant, s.to()).0,
@@ -199,8 +204,9 @@ pub fn check<B: Bits>(
         ));
     } else {
         lines.push(format!(
-            "reference generator: skipped (over {} sequences, or not counted)",
-            limits.reference_sequences
+            "reference generator: given up (over {} sequences before the majority rule, or \
+             not done in {:?})",
+            limits.reference_sequences, limits.walk
         ));
     }
     Verdict { lines, mismatch }

@@ -26,7 +26,8 @@
 //! * When a king can reach more than the maximum by a few pieces of equal value (deferred
 //!   removal), each legal capture of it leaves some of those pieces out: for each such set the
 //!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
-//!   search for the maximum gives up, the same walks find it, level by level from the top.
+//!   search for the maximum gives up, the same walks find it, level by level from the top,
+//!   taking turns with a listing that does without it, each within a budget that grows.
 //!
 //! A king that makes short leaps is walked as under deferred removal whatever the variant says
 //! (`Rules::removal_changes_captures`): it never lands on a square a capture empties, so both
@@ -64,6 +65,9 @@ limit_set_by_tests!(fn targeted_budget() -> u64 = TARGETED_BUDGET; TARGETED_BUDG
 /// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
 const PLAIN_WALK_BUDGET: u64 = 1024;
+
+// Tests set small budgets to see big captures' ways in small positions.
+limit_set_by_tests!(fn plain_walk_budget() -> u64 = PLAIN_WALK_BUDGET; PLAIN_WALK_BUDGET_IN_TESTS);
 
 /// A long walk looks at its stop condition once every this many jumps (a power of two).
 const STOP_CHECK_EVERY: u64 = 1024;
@@ -412,12 +416,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             let deferred = !self.rules.removal_changes_captures();
             let budget = self.budget;
             if !deferred {
-                self.budget = self.visits.saturating_add(targeted_budget());
+                self.budget = budget.min(self.visits.saturating_add(targeted_budget()));
             }
             self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
             let over = self.over_budget();
             self.budget = budget;
-            if deferred || self.stopped || !over {
+            // Over the walk's own budget, the caller sees it.
+            if deferred || self.stopped || !over || self.over_budget() {
                 return !self.stopped;
             }
             // States cut off by the budget were not expanded: none may be taken as done by a
@@ -442,10 +447,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             aim,
             self.sink,
             self.stop,
+            self.budget.saturating_sub(self.visits),
             &mut self.visits,
         );
         match layered {
-            Layered::Done => true,
+            // The caller sees the budget overrun.
+            Layered::Done | Layered::OverBudget => true,
             Layered::Stopped => {
                 self.stopped = true;
                 false
@@ -1161,7 +1168,11 @@ fn start<B: Bits>(pos: &Position<B>, sq: u8) -> Jumper<B> {
 /// worth more takes a walk as long as the listing itself, which then does it instead.
 const MAXIMUM_BUDGET: u64 = 1 << 15;
 
+// Tests set a small budget to see the search by levels and the listing take turns.
+limit_set_by_tests!(fn maximum_budget() -> u64 = MAXIMUM_BUDGET; MAXIMUM_BUDGET_IN_TESTS);
+
 /// What the search for the majority rule's maximum found.
+#[derive(Clone, Copy)]
 enum Maximum {
     /// The maximum.
     Exact(u32),
@@ -1173,7 +1184,8 @@ enum Maximum {
 
 /// The majority rule's maximum, or a lower bound of it: the value of the most valuable capture
 /// found. The walk stops as soon as a capture is worth all that some piece can reach, or when it
-/// has made `MAXIMUM_BUDGET` jumps, and skips pieces that cannot beat the best found.
+/// has made `MAXIMUM_BUDGET` jumps, and skips pieces that cannot beat the best found (the search
+/// by levels may then settle it: see `captures`).
 fn majority_maximum<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
@@ -1191,7 +1203,7 @@ fn majority_maximum<B: Bits>(
         stop,
     };
     let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
-    search.budget = MAXIMUM_BUDGET;
+    search.budget = maximum_budget();
     for piece in order {
         if piece.reach.value <= search.sink.best || search.sink.best >= ceiling {
             break;
@@ -1208,12 +1220,10 @@ fn majority_maximum<B: Bits>(
         return Maximum::Stopped;
     }
     let gave_up = search.over_budget() && sink.best < ceiling;
-    if !gave_up {
-        return Maximum::Exact(sink.best);
-    }
-    match maximum_by_levels(rules, pos, capturers, sink.best, stop, jumps) {
-        Some(found) => found,
-        None => Maximum::AtLeast(sink.best),
+    if gave_up {
+        Maximum::AtLeast(sink.best)
+    } else {
+        Maximum::Exact(sink.best)
     }
 }
 
@@ -1232,18 +1242,38 @@ fn most_left_out<B: Bits>(rules: &Rules<B>) -> u32 {
 /// At most this many walks of kings the search by levels may make.
 const MOST_LEVEL_WALKS: usize = 1024;
 
-/// Jumps the search by levels may make before it gives up (the listing then starts from the
-/// best capture found, as when no search by levels is possible). Its targeted walks pay where
-/// a level's sets are soon settled; where many sets of left-out pieces must each be shown
-/// impossible they cost far more than the listing they save (a universal position of a game's
-/// material, 48 moves: 203,607 jumps of levels, 330 ms in all; 37 ms without them). Where the
-/// maximum is worth knowing, a listing without it can cost far more: another universal
-/// position needs 32,768 to 49,152 jumps of levels, and without them its listing made 18.2
-/// million jumps (1.0 s against 0.17-0.24 s). docs/performance.md, fifteenth session.
-const LEVELS_BUDGET: u64 = 1 << 16;
+/// Jumps the first turn of the search by levels may make (see `captures`). Its targeted walks
+/// pay where a level's sets are soon settled; where many sets of left-out pieces must each be
+/// shown impossible they cost far more than the listing they save (a universal position of a
+/// game's material, 48 moves: 203,607 jumps of levels, 330 ms in all; 37 ms without them).
+/// Where the maximum is worth knowing, a listing without it can cost far more: another
+/// universal position needs 32,768 to 49,152 jumps of levels, and without them its listing
+/// made 18.2 million jumps (1.0 s against 0.17-0.24 s). docs/performance.md, fifteenth and
+/// sixteenth sessions.
+const FIRST_LEVELS_BUDGET: u64 = 1 << 14;
 
-// Tests set a small budget to see the listing start from a search by levels given up.
-limit_set_by_tests!(fn levels_budget() -> u64 = LEVELS_BUDGET; LEVELS_BUDGET_IN_TESTS);
+// Tests set a small budget to see the turns of levels and listings given up.
+limit_set_by_tests!(fn first_levels_budget() -> u64 = FIRST_LEVELS_BUDGET; LEVELS_BUDGET_IN_TESTS);
+
+/// In each turn the listing may make this many times the jumps the levels could: a jump of the
+/// levels' targeted walks (the jump graph and the parity test at every state) costs several of
+/// the listing's, and with 8 a universal row whose levels are hopeless and whose listing makes
+/// 3.9 million jumps took 3.6 times as long (docs/performance.md, sixteenth session).
+const LISTING_SHARE: u64 = 64;
+
+/// Each turn both may make this many times the jumps of the last.
+const TURN_GROWTH: u64 = 4;
+
+/// What the search by levels found.
+enum Levels {
+    /// The maximum, or the caller stopped it.
+    Found(Maximum),
+    /// No search by levels is possible here (some king could leave out pieces of unequal
+    /// values, or too many).
+    NotPossible,
+    /// It made more jumps than its budget.
+    GaveUp,
+}
 
 /// The sets of pieces a capture of the king `piece` worth exactly `value` must leave out of its
 /// reach, when every piece within its reach is worth the same (`None` otherwise, or when it
@@ -1300,16 +1330,17 @@ fn choose<B: Bits>(squares: &[u8], count: u32, chosen: B, sets: &mut Vec<B>) {
 /// each value above `best` that a capture could have, from the highest, whether some capture is
 /// worth it. A king's capture worth less than all it can reach leaves some of those pieces out;
 /// for each such set its capture is a targeted walk (every piece still capturable must be
-/// taken), which the bounds of `reach` and `parity` cut short. `None` when some king could leave
-/// out pieces of unequal values, or too many, or when the walks outgrow `LEVELS_BUDGET`.
+/// taken), which the bounds of `reach` and `parity` cut short. Its kings' walks may make
+/// `budget` jumps.
 fn maximum_by_levels<B: Bits>(
     rules: &Rules<B>,
     pos: &Position<B>,
     capturers: &[Capturer<B>],
     best: u32,
     stop: Until<'_>,
+    budget: u64,
     jumps: &mut u64,
-) -> Option<Maximum> {
+) -> Levels {
     let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
     // The walks of the levels above `best`: (value, king, pieces left out).
     let mut planned: Vec<(u32, u8, B)> = Vec::new();
@@ -1326,7 +1357,9 @@ fn maximum_by_levels<B: Bits>(
     };
     for piece in capturers.iter().filter(|c| c.king && c.reach.value > best) {
         for value in lowest..=piece.reach.value {
-            let sets = left_out_sets(rules, piece, value, enemy_kings)?;
+            let Some(sets) = left_out_sets(rules, piece, value, enemy_kings) else {
+                return Levels::NotPossible;
+            };
             walks += sets.len();
             if value > best {
                 planned.extend(sets.into_iter().map(|set| (value, piece.sq, set)));
@@ -1334,7 +1367,7 @@ fn maximum_by_levels<B: Bits>(
         }
     }
     if planned.is_empty() || walks > MOST_LEVEL_WALKS {
-        return None;
+        return Levels::NotPossible;
     }
     // The highest level first; within one, the kings in the listing's order (a stable sort).
     planned.sort_by_key(|&(value, _, _)| std::cmp::Reverse(value));
@@ -1357,11 +1390,11 @@ fn maximum_by_levels<B: Bits>(
         search.walk_piece(piece.sq, false, Some(&piece.reach), start(pos, piece.sq));
         *jumps += search.visits;
         if search.stopped {
-            return Some(Maximum::Stopped);
+            return Levels::Found(Maximum::Stopped);
         }
         floor = sink.best;
     }
-    let (budget, mut spent) = (levels_budget(), 0);
+    let mut spent = 0;
     for level in planned.chunk_by(|a, b| a.0 == b.0) {
         let value = level[0].0;
         if value <= floor {
@@ -1383,20 +1416,20 @@ fn maximum_by_levels<B: Bits>(
         *jumps += search.visits;
         spent += search.visits;
         if search.stopped {
-            return Some(Maximum::Stopped);
+            return Levels::Found(Maximum::Stopped);
         }
         let gave_up = search.over_budget();
         // A capture found with pieces left out is one of the full position or the start of
         // one worth more, and no level above holds one: the maximum is this level.
         if sink.best >= value {
-            return Some(Maximum::Exact(value));
+            return Levels::Found(Maximum::Exact(value));
         }
         // Whether this level holds a capture is not known.
         if gave_up {
-            return None;
+            return Levels::GaveUp;
         }
     }
-    Some(Maximum::Exact(floor))
+    Levels::Found(Maximum::Exact(floor))
 }
 
 /// What a capture walk did.
@@ -1437,7 +1470,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     // First sequence by sequence, within a budget when merging is allowed.
     let mut search = Search::<B, S, false, FILTER>::new(rules, pos, sink, walk);
     if walk.merge {
-        search.budget = PLAIN_WALK_BUDGET;
+        search.budget = plain_walk_budget();
     }
     for sq in capturing.men.squares() {
         search.walk_piece(sq, false, None, start(pos, sq));
@@ -1456,16 +1489,57 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     let sink = search.sink;
     sink.reset();
     let capturers = capturers(rules, pos, capturing);
-    let maximum = if rules.majority && capturers.iter().any(|c| c.king) {
+    let list = |sink: &mut S, maximum, budget, jumps: &mut u64| {
+        merged_captures::<B, S, FILTER>(rules, pos, sink, walk, &capturers, maximum, budget, jumps)
+    };
+    let searched = rules.majority && capturers.iter().any(|c| c.king);
+    let maximum = if searched {
         majority_maximum(rules, pos, &capturers, walk.stop, jumps)
     } else {
         Maximum::AtLeast(0)
     };
-    merged_captures::<B, S, FILTER>(rules, pos, sink, walk, &capturers, maximum, jumps)
+    let best = match maximum {
+        Maximum::AtLeast(best) if searched => best,
+        _ => return list(sink, maximum, NO_BUDGET, jumps) == Listing::Complete,
+    };
+    // The search for the maximum gave up at `best`. The search by levels may settle it, at a
+    // cost that can be far above the listing's, and the listing from `best` may cost far more
+    // than with the maximum known: the two take turns, each within a budget that grows, so
+    // that whichever way is cheaper decides, at a few times its cost.
+    let mut budget = first_levels_budget();
+    let settled = loop {
+        match maximum_by_levels(rules, pos, &capturers, best, walk.stop, budget, jumps) {
+            Levels::Found(found) => break found,
+            Levels::NotPossible => break maximum,
+            Levels::GaveUp => {}
+        }
+        match list(sink, maximum, budget.saturating_mul(LISTING_SHARE), jumps) {
+            Listing::Complete => return true,
+            Listing::Stopped => return false,
+            // What it listed may lack captures: the next turn lists again.
+            Listing::OverBudget => sink.reset(),
+        }
+        budget = budget.saturating_mul(TURN_GROWTH);
+    };
+    list(sink, settled, NO_BUDGET, jumps) == Listing::Complete
+}
+
+/// No limit on a walk's jumps.
+const NO_BUDGET: u64 = u64::MAX;
+
+/// How a listing ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Listing {
+    Complete,
+    /// The caller stopped it.
+    Stopped,
+    /// It made more jumps than its budget (the sink holds part).
+    OverBudget,
 }
 
 /// The merged walk of every piece that can capture, under the majority rule bounded by what the
-/// search for its maximum found; returns whether it was not stopped.
+/// search for its maximum found, within `budget` jumps.
+#[allow(clippy::too_many_arguments)]
 fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     rules: &Rules<B>,
     pos: &Position<B>,
@@ -1473,9 +1547,11 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     walk: Walk,
     capturers: &[Capturer<B>],
     maximum: Maximum,
+    budget: u64,
     jumps: &mut u64,
-) -> bool {
+) -> Listing {
     let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk);
+    search.budget = budget;
     let exact = match maximum {
         Maximum::Exact(max) => {
             search.floor = max;
@@ -1485,7 +1561,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
             search.floor = bound;
             false
         }
-        Maximum::Stopped => return false,
+        Maximum::Stopped => return Listing::Stopped,
     };
     let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
     for piece in capturers {
@@ -1522,9 +1598,18 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         if !FILTER {
             search.sink.order_since(mark);
         }
+        if search.over_budget() {
+            break;
+        }
     }
     *jumps += search.visits;
-    !search.stopped
+    if search.stopped {
+        Listing::Stopped
+    } else if search.over_budget() {
+        Listing::OverBudget
+    } else {
+        Listing::Complete
+    }
 }
 
 #[cfg(test)]
@@ -1533,7 +1618,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::movegen::sink::ListSink;
+    use crate::movegen::sink::{CountSink, ListSink};
     use crate::movegen::testing::{all_variants, crowded};
     use crate::mv::Move;
 
@@ -1611,6 +1696,7 @@ mod tests {
                 walk,
                 &capturers,
                 Maximum::Exact(max),
+                NO_BUDGET,
                 &mut 0,
             );
             let got: HashSet<Move<u128>> = list.iter().copied().collect();
@@ -1682,6 +1768,7 @@ mod tests {
                 walk,
                 &capturers,
                 Maximum::Exact(max),
+                NO_BUDGET,
                 &mut jumps,
             );
             let got: HashSet<Move<u128>> = list.iter().copied().collect();
@@ -1694,12 +1781,20 @@ mod tests {
             assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
             // The search by levels, from a value some capture may not have; one position in
             // three with a budget of a few jumps, given up, and the listing from that value.
-            let budget = if seed % 3 == 2 { 6 } else { LEVELS_BUDGET };
-            LEVELS_BUDGET_IN_TESTS.with(|b| b.set(budget));
+            let budget = if seed % 3 == 2 { 6 } else { NO_BUDGET };
             let unit = rules.man_value.min(rules.king_value);
             for best in (max.saturating_sub(2 * unit)..=max).step_by(unit as usize) {
-                match maximum_by_levels(rules, &pos, &capturers, best, Until::NEVER, &mut jumps) {
-                    Some(Maximum::Exact(found)) => {
+                let levels = maximum_by_levels(
+                    rules,
+                    &pos,
+                    &capturers,
+                    best,
+                    Until::NEVER,
+                    budget,
+                    &mut jumps,
+                );
+                match levels {
+                    Levels::Found(Maximum::Exact(found)) => {
                         assert_eq!(
                             found,
                             max,
@@ -1708,8 +1803,9 @@ mod tests {
                         );
                         levelled[usize::from(!rules.king_captures_fly)] += 1;
                     }
-                    Some(_) => panic!("stopped"),
-                    None if budget < LEVELS_BUDGET && best < max => {
+                    Levels::Found(_) => panic!("stopped"),
+                    Levels::GaveUp => {
+                        assert!(budget < NO_BUDGET, "{} {seed}: gave up", rules.variant().id);
                         let mut list = Vec::new();
                         let mut sink = ListSink::new(&mut list, true);
                         merged_captures::<_, _, false>(
@@ -1719,6 +1815,7 @@ mod tests {
                             walk,
                             &capturers,
                             Maximum::AtLeast(best),
+                            NO_BUDGET,
                             &mut jumps,
                         );
                         let got: HashSet<Move<u128>> = list.iter().copied().collect();
@@ -1730,11 +1827,10 @@ mod tests {
                         );
                         given_up += 1;
                     }
-                    None => {}
+                    Levels::NotPossible => {}
                 }
             }
         }
-        LEVELS_BUDGET_IN_TESTS.with(|b| b.set(LEVELS_BUDGET));
         assert!(given_up >= 100, "searches by levels given up: {given_up}");
         assert!(
             listed[0] >= 1000 && listed[1] >= 100,
@@ -1743,6 +1839,94 @@ mod tests {
         assert!(
             levelled[0] >= 2000 && levelled[1] >= 500,
             "searches by levels (flying kings, short leaps): {levelled:?}"
+        );
+    }
+
+    /// Positions whose search for the maximum gives up (its budget and the plain walk's cut to
+    /// a few jumps), in the variants where the search by levels is possible, so that it and the
+    /// listing take turns; with a first
+    /// budget of two jumps, turns are given up and taken again. The distinct moves, and the
+    /// number of sequences (to which a listing given up and not forgotten would add its own),
+    /// against the enumerating walk.
+    #[test]
+    fn levels_and_listings_by_turns_list_what_the_enumerating_walk_lists() {
+        PLAIN_WALK_BUDGET_IN_TESTS.with(|b| b.set(4));
+        MAXIMUM_BUDGET_IN_TESTS.with(|b| b.set(32));
+        LEVELS_BUDGET_IN_TESTS.with(|b| b.set(1));
+        // Where the search by levels is possible.
+        let variants = deferred_majority();
+        let merged = Walk {
+            merge: true,
+            ..Walk::default()
+        };
+        let mut taken_again = 0;
+        for seed in 0..3000u64 {
+            let rules = &variants[seed as usize % variants.len()];
+            let pos = crowded(
+                rules,
+                seed.wrapping_mul(0xA24B_AED4_963E_E407),
+                8 + seed as usize % 10,
+            );
+            let capturing = capturing(rules, &pos);
+            if capturing.is_empty() {
+                continue;
+            }
+            let Some((expected, max)) = enumerated(rules, &pos) else {
+                continue;
+            };
+            let mut every = CountSink::default();
+            let enumerating = Walk {
+                merge: false,
+                ..Walk::default()
+            };
+            generate_captures(rules, &pos, &mut every, enumerating, capturing);
+            let id = &rules.variant().id;
+
+            let mut list = Vec::new();
+            let mut sink = ListSink::new(&mut list, true);
+            assert!(generate_captures(rules, &pos, &mut sink, merged, capturing).complete);
+            let got: HashSet<Move<u128>> = list.iter().copied().collect();
+            assert_eq!(got.len(), list.len(), "{id} {seed}: a move listed twice");
+            assert_eq!(got, expected, "{id} {seed}: the listing");
+            let mut counted = CountSink::default();
+            generate_captures(rules, &pos, &mut counted, merged, capturing);
+            assert_eq!(
+                (counted.best, counted.count),
+                (max, every.count),
+                "{id} {seed}: the count of sequences"
+            );
+
+            // Whether the first turn was given up: the levels and the listing over budget.
+            let capturers = capturers(rules, &pos, capturing);
+            if !capturers.iter().any(|c| c.king) {
+                continue;
+            }
+            let first = majority_maximum(rules, &pos, &capturers, Until::NEVER, &mut 0);
+            let Maximum::AtLeast(best) = first else {
+                continue;
+            };
+            let levels = maximum_by_levels(rules, &pos, &capturers, best, Until::NEVER, 1, &mut 0);
+            if matches!(levels, Levels::GaveUp) {
+                let mut part = CountSink::default();
+                let listing = merged_captures::<_, _, false>(
+                    rules,
+                    &pos,
+                    &mut part,
+                    merged,
+                    &capturers,
+                    first,
+                    LISTING_SHARE,
+                    &mut 0,
+                );
+                taken_again += usize::from(listing == Listing::OverBudget);
+            }
+        }
+        PLAIN_WALK_BUDGET_IN_TESTS.with(|b| b.set(PLAIN_WALK_BUDGET));
+        MAXIMUM_BUDGET_IN_TESTS.with(|b| b.set(MAXIMUM_BUDGET));
+        LEVELS_BUDGET_IN_TESTS.with(|b| b.set(FIRST_LEVELS_BUDGET));
+        assert!(
+            taken_again >= 100,
+            "positions with a second turn: {taken_again}"
         );
     }
 }

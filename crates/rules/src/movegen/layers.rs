@@ -323,6 +323,8 @@ pub(crate) enum Layered {
     /// A layer grew past `MAX_ARRIVALS`, or the layers kept for routes past `MAX_KEPT_BYTES`
     /// (without the majority rule, some captures may have been handed to the sink).
     TooBig,
+    /// The walk made more jumps than its caller allowed (as for `TooBig`).
+    OverBudget,
 }
 
 /// Whether the layered walk can serve this sink: it lists moves, with a route each only under
@@ -462,7 +464,8 @@ impl<B: Bits> Walk<'_, B> {
 /// each distinct one to the sink (without a route). Under the majority rule only the most
 /// valuable captures of this piece are handed over, and none worth less than `floor`; with an
 /// aim, only nodes from which such a capture can come are expanded. `jumps` counts the
-/// landings walked.
+/// landings walked; the walk gives up once it has made more than `budget` (looked at every
+/// `STOP_CHECK_EVERY`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_piece<'a, B: Bits, S: Sink<B>>(
     rules: &'a Rules<B>,
@@ -473,6 +476,7 @@ pub(crate) fn walk_piece<'a, B: Bits, S: Sink<B>>(
     aim: Option<Aim<'a, B>>,
     sink: &mut S,
     stop: Until<'_>,
+    budget: u64,
     jumps: &mut u64,
 ) -> Layered {
     let us = pos.side.index();
@@ -494,9 +498,9 @@ pub(crate) fn walk_piece<'a, B: Bits, S: Sink<B>>(
     };
     // Monomorphised by the kind of piece: a king's walk has no man's case to test.
     let outcome = if king {
-        walk.run::<S, false>(from, floor, sink, stop)
+        walk.run::<S, false>(from, floor, sink, stop, budget)
     } else {
-        walk.run::<S, true>(from, floor, sink, stop)
+        walk.run::<S, true>(from, floor, sink, stop, budget)
     };
     *jumps += walk.jumps;
     outcome
@@ -509,6 +513,7 @@ impl<B: Bits> Walk<'_, B> {
         floor: u32,
         sink: &mut S,
         stop: Until<'_>,
+        budget: u64,
     ) -> Layered {
         let r = self.rules;
         let slots = if self.split { NO_DIRECTION + 1 } else { 1 };
@@ -556,6 +561,9 @@ impl<B: Bits> Walk<'_, B> {
                     next_check = self.jumps + STOP_CHECK_EVERY;
                     if stop.reached() {
                         return Layered::Stopped;
+                    }
+                    if self.jumps > budget {
+                        return Layered::OverBudget;
                     }
                 }
                 if gather.arrivals.len() > max_arrivals() {
@@ -1238,6 +1246,7 @@ mod tests {
                         None,
                         &mut got,
                         Until::NEVER,
+                        u64::MAX,
                         &mut 0,
                     );
                     assert_eq!(done, Layered::Done);
@@ -1314,6 +1323,7 @@ mod tests {
                         None,
                         &mut got,
                         Until::NEVER,
+                        u64::MAX,
                         &mut 0,
                     );
                     assert_eq!(done, Layered::Done, "{id} {seed}");
@@ -1340,6 +1350,7 @@ mod tests {
                         None,
                         &mut Every::<true>::default(),
                         Until::NEVER,
+                        u64::MAX,
                         &mut 0,
                     );
                     MAX_KEPT_BYTES_IN_TESTS.with(|m| m.set(MAX_KEPT_BYTES));

@@ -23,6 +23,14 @@ async fn post_as(
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
+/// Creates a Turkish game against the engine; returns the server's answer.
+async fn engine_game(c: &reqwest::Client, s: &TestServer) -> Value {
+    let (status, created) =
+        post_as(c, &s.url("/api/games"), None, json!({"variant": "turkish"})).await;
+    assert_eq!(status, 201, "{created}");
+    created
+}
+
 struct Friends {
     id: String,
     white: String,
@@ -461,14 +469,7 @@ async fn a_players_search_is_shown_to_that_player_only() {
         );
     }
     // Against the engine: whoever listens sees it think.
-    let (status, created) = post_as(
-        &c,
-        &s.url("/api/games"),
-        None,
-        json!({"variant": "turkish"}),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
+    let created = engine_game(&c, &s).await;
     let id = created["id"].as_str().unwrap();
     let mut watcher = listen(&c, &s, id, None).await;
     let (status, answer) = post_as(
@@ -676,14 +677,7 @@ async fn bad_friend_requests_get_clear_errors() {
     .await;
     assert_eq!(status, 404);
     // A game that never had an invitation says so (not that it was used).
-    let (status, created) = post_as(
-        &c,
-        &s.url("/api/games"),
-        None,
-        json!({"variant": "turkish"}),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
+    let created = engine_game(&c, &s).await;
     let id = created["id"].as_str().unwrap();
     let (status, refused) = post_as(
         &c,

@@ -1646,6 +1646,67 @@ mod tests {
         walked.complete.then(|| (list.into_iter().collect(), best))
     }
 
+    /// A position of a test, with its distinct captures and maximum by the enumerating walk.
+    struct Case<'a> {
+        seed: u64,
+        rules: &'a Rules<u128>,
+        pos: Position<u128>,
+        capturing: Capturing<u128>,
+        expected: HashSet<Move<u128>>,
+        max: u32,
+    }
+
+    /// Per seed, a crowded position of the variants in turn (`pieces(seed)` pieces, drawn with
+    /// `mix`) whose side to move must capture; those the enumerating walk cannot walk in time
+    /// are left out.
+    fn cases<'a>(
+        variants: &'a [Rules<u128>],
+        seeds: u64,
+        mix: u64,
+        pieces: impl Fn(u64) -> usize + 'a,
+    ) -> impl Iterator<Item = Case<'a>> + 'a {
+        (0..seeds).filter_map(move |seed| {
+            let rules = &variants[seed as usize % variants.len()];
+            let pos = crowded(rules, seed.wrapping_mul(mix), pieces(seed));
+            let capturing = capturing(rules, &pos);
+            if capturing.is_empty() {
+                return None;
+            }
+            let (expected, max) = enumerated(rules, &pos)?;
+            Some(Case {
+                seed,
+                rules,
+                pos,
+                capturing,
+                expected,
+                max,
+            })
+        })
+    }
+
+    /// The moves `merged_captures` lists from `maximum`, without a budget.
+    fn listed(case: &Case, capturers: &[Capturer<u128>], maximum: Maximum) -> Vec<Move<u128>> {
+        let mut list = Vec::new();
+        let mut sink = ListSink::new(&mut list, true);
+        let walk = Walk {
+            merge: true,
+            ..Walk::default()
+        };
+        merged_captures::<_, _, false>(
+            case.rules, &case.pos, &mut sink, walk, capturers, maximum, NO_BUDGET, &mut 0,
+        );
+        list
+    }
+
+    /// Asserts that `list` holds each of the case's moves once and nothing else.
+    fn assert_lists_expected(list: &[Move<u128>], case: &Case, what: &str) {
+        let got: HashSet<Move<u128>> = list.iter().copied().collect();
+        let id = &case.rules.variant().id;
+        let seed = case.seed;
+        assert_eq!(got.len(), list.len(), "{id} {seed}: a move listed twice");
+        assert_eq!(got, case.expected, "{id} {seed}: {what}");
+    }
+
     /// Positions where a king's every legal capture takes all it can reach, under either
     /// removal: the targeted listing (which stops once every end is listed and leaves states
     /// from which no end not yet listed can be reached) against the enumerating walk.
@@ -1654,7 +1715,10 @@ mod tests {
         let variants: Vec<Rules<u128>> =
             all_variants().into_iter().filter(|r| r.majority).collect();
         let mut targeted = [0; 2];
-        for seed in 0..6000u64 {
+        for case in cases(&variants, 6000, 0xD1B5_4A32_D192_ED03, |seed| {
+            10 + seed as usize % 16
+        }) {
+            let (seed, rules, max) = (case.seed, case.rules, case.max);
             // Every other position with a targeted walk that hands over to the layered walk
             // after a few jumps (under immediate removal), and one in four with layered walks
             // too big after a few arrivals, given back to the merged walk.
@@ -1662,20 +1726,7 @@ mod tests {
             TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
             let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
             crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
-            let rules = &variants[seed as usize % variants.len()];
-            let pos = crowded(
-                rules,
-                seed.wrapping_mul(0xD1B5_4A32_D192_ED03),
-                10 + seed as usize % 16,
-            );
-            let capturing = capturing(rules, &pos);
-            if capturing.is_empty() {
-                continue;
-            }
-            let Some((expected, max)) = enumerated(rules, &pos) else {
-                continue;
-            };
-            let capturers = capturers(rules, &pos, capturing);
+            let capturers = capturers(rules, &case.pos, case.capturing);
             // Walks with at least two jumps to go (the targeted tests start after two).
             if capturers
                 .iter()
@@ -1683,30 +1734,8 @@ mod tests {
             {
                 targeted[usize::from(rules.immediate_removal)] += 1;
             }
-            let mut list = Vec::new();
-            let mut sink = ListSink::new(&mut list, true);
-            let walk = Walk {
-                merge: true,
-                ..Walk::default()
-            };
-            merged_captures::<_, _, false>(
-                rules,
-                &pos,
-                &mut sink,
-                walk,
-                &capturers,
-                Maximum::Exact(max),
-                NO_BUDGET,
-                &mut 0,
-            );
-            let got: HashSet<Move<u128>> = list.iter().copied().collect();
-            assert_eq!(
-                got.len(),
-                list.len(),
-                "{} {seed}: a move listed twice",
-                rules.variant().id
-            );
-            assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
+            let list = listed(&case, &capturers, Maximum::Exact(max));
+            assert_lists_expected(&list, &case, "the listing");
         }
         assert!(
             targeted.iter().all(|&n| n >= 100),
@@ -1732,98 +1761,43 @@ mod tests {
             assert!(ids.contains(&id), "{id} is missing from {ids:?}");
         }
         // Flying kings, short leaps.
-        let (mut listed, mut levelled, mut given_up) = ([0; 2], [0; 2], 0);
-        for seed in 0..4800u64 {
-            let rules = &variants[seed as usize % variants.len()];
-            let pos = crowded(
-                rules,
-                seed.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                6 + seed as usize % 7,
-            );
-            let capturing = capturing(rules, &pos);
-            if capturing.is_empty() {
-                continue;
-            }
-            let Some((expected, max)) = enumerated(rules, &pos) else {
-                continue;
-            };
-            let capturers = capturers(rules, &pos, capturing);
+        let (mut by_sets, mut levelled, mut given_up) = ([0; 2], [0; 2], 0);
+        for case in cases(&variants, 4800, 0x9E37_79B9_7F4A_7C15, |seed| {
+            6 + seed as usize % 7
+        }) {
+            let (seed, rules, pos, max) = (case.seed, case.rules, &case.pos, case.max);
+            let id = &rules.variant().id;
+            let capturers = capturers(rules, pos, case.capturing);
             let enemy_kings = pos.pieces[1] & pos.kings;
             if capturers.iter().any(|c| {
                 c.king && c.reach.value > max && left_out_sets(rules, c, max, enemy_kings).is_some()
             }) {
-                listed[usize::from(!rules.king_captures_fly)] += 1;
+                by_sets[usize::from(!rules.king_captures_fly)] += 1;
             }
-            let mut list = Vec::new();
-            let mut sink = ListSink::new(&mut list, true);
-            let walk = Walk {
-                merge: true,
-                ..Walk::default()
-            };
-            let mut jumps = 0;
-            merged_captures::<_, _, false>(
-                rules,
-                &pos,
-                &mut sink,
-                walk,
-                &capturers,
-                Maximum::Exact(max),
-                NO_BUDGET,
-                &mut jumps,
-            );
-            let got: HashSet<Move<u128>> = list.iter().copied().collect();
-            assert_eq!(
-                got.len(),
-                list.len(),
-                "{} {seed}: a move listed twice",
-                rules.variant().id
-            );
-            assert_eq!(got, expected, "{} {seed}: the listing", rules.variant().id);
+            let list = listed(&case, &capturers, Maximum::Exact(max));
+            assert_lists_expected(&list, &case, "the listing");
             // The search by levels, from a value some capture may not have; one position in
             // three with a budget of a few jumps, given up, and the listing from that value.
             let budget = if seed % 3 == 2 { 6 } else { NO_BUDGET };
             let unit = rules.man_value.min(rules.king_value);
             for best in (max.saturating_sub(2 * unit)..=max).step_by(unit as usize) {
-                let levels = maximum_by_levels(
-                    rules,
-                    &pos,
-                    &capturers,
-                    best,
-                    Until::NEVER,
-                    budget,
-                    &mut jumps,
-                );
+                let levels =
+                    maximum_by_levels(rules, pos, &capturers, best, Until::NEVER, budget, &mut 0);
                 match levels {
                     Levels::Found(Maximum::Exact(found)) => {
-                        assert_eq!(
-                            found,
-                            max,
-                            "{} {seed}: the maximum from {best}",
-                            rules.variant().id
-                        );
+                        assert_eq!(found, max, "{id} {seed}: the maximum from {best}");
                         levelled[usize::from(!rules.king_captures_fly)] += 1;
                     }
                     Levels::Found(_) => panic!("stopped"),
                     Levels::GaveUp => {
-                        assert!(budget < NO_BUDGET, "{} {seed}: gave up", rules.variant().id);
-                        let mut list = Vec::new();
-                        let mut sink = ListSink::new(&mut list, true);
-                        merged_captures::<_, _, false>(
-                            rules,
-                            &pos,
-                            &mut sink,
-                            walk,
-                            &capturers,
-                            Maximum::AtLeast(best),
-                            NO_BUDGET,
-                            &mut jumps,
-                        );
-                        let got: HashSet<Move<u128>> = list.iter().copied().collect();
+                        assert!(budget < NO_BUDGET, "{id} {seed}: gave up");
+                        let got: HashSet<Move<u128>> =
+                            listed(&case, &capturers, Maximum::AtLeast(best))
+                                .into_iter()
+                                .collect();
                         assert_eq!(
-                            got,
-                            expected,
-                            "{} {seed}: the listing from {best}, the levels given up",
-                            rules.variant().id
+                            got, case.expected,
+                            "{id} {seed}: the listing from {best}, the levels given up"
                         );
                         given_up += 1;
                     }
@@ -1833,8 +1807,8 @@ mod tests {
         }
         assert!(given_up >= 100, "searches by levels given up: {given_up}");
         assert!(
-            listed[0] >= 1000 && listed[1] >= 100,
-            "listings by left-out sets (flying kings, short leaps): {listed:?}"
+            by_sets[0] >= 1000 && by_sets[1] >= 100,
+            "listings by left-out sets (flying kings, short leaps): {by_sets:?}"
         );
         assert!(
             levelled[0] >= 2000 && levelled[1] >= 500,
@@ -1860,62 +1834,52 @@ mod tests {
             ..Walk::default()
         };
         let mut taken_again = 0;
-        for seed in 0..3000u64 {
-            let rules = &variants[seed as usize % variants.len()];
-            let pos = crowded(
-                rules,
-                seed.wrapping_mul(0xA24B_AED4_963E_E407),
-                8 + seed as usize % 10,
-            );
-            let capturing = capturing(rules, &pos);
-            if capturing.is_empty() {
-                continue;
-            }
-            let Some((expected, max)) = enumerated(rules, &pos) else {
-                continue;
-            };
+        for case in cases(&variants, 3000, 0xA24B_AED4_963E_E407, |seed| {
+            8 + seed as usize % 10
+        }) {
+            let (seed, rules, pos, capturing) = (case.seed, case.rules, &case.pos, case.capturing);
             let mut every = CountSink::default();
             let enumerating = Walk {
                 merge: false,
                 ..Walk::default()
             };
-            generate_captures(rules, &pos, &mut every, enumerating, capturing);
+            generate_captures(rules, pos, &mut every, enumerating, capturing);
             let id = &rules.variant().id;
 
             let mut list = Vec::new();
             let mut sink = ListSink::new(&mut list, true);
-            assert!(generate_captures(rules, &pos, &mut sink, merged, capturing).complete);
-            let got: HashSet<Move<u128>> = list.iter().copied().collect();
-            assert_eq!(got.len(), list.len(), "{id} {seed}: a move listed twice");
-            assert_eq!(got, expected, "{id} {seed}: the listing");
+            assert!(generate_captures(rules, pos, &mut sink, merged, capturing).complete);
+            assert_lists_expected(&list, &case, "the listing");
             let mut counted = CountSink::default();
-            generate_captures(rules, &pos, &mut counted, merged, capturing);
+            generate_captures(rules, pos, &mut counted, merged, capturing);
             assert_eq!(
                 (counted.best, counted.count),
-                (max, every.count),
+                (case.max, every.count),
                 "{id} {seed}: the count of sequences"
             );
 
             // Whether the first turn was given up: the levels and the listing over budget.
-            let capturers = capturers(rules, &pos, capturing);
+            let capturers = capturers(rules, pos, capturing);
             if !capturers.iter().any(|c| c.king) {
                 continue;
             }
-            let first = majority_maximum(rules, &pos, &capturers, Until::NEVER, &mut 0);
+            let first = majority_maximum(rules, pos, &capturers, Until::NEVER, &mut 0);
             let Maximum::AtLeast(best) = first else {
                 continue;
             };
-            let levels = maximum_by_levels(rules, &pos, &capturers, best, Until::NEVER, 1, &mut 0);
+            let budget = first_levels_budget();
+            let levels =
+                maximum_by_levels(rules, pos, &capturers, best, Until::NEVER, budget, &mut 0);
             if matches!(levels, Levels::GaveUp) {
                 let mut part = CountSink::default();
                 let listing = merged_captures::<_, _, false>(
                     rules,
-                    &pos,
+                    pos,
                     &mut part,
                     merged,
                     &capturers,
                     first,
-                    LISTING_SHARE,
+                    budget * LISTING_SHARE,
                     &mut 0,
                 );
                 taken_again += usize::from(listing == Listing::OverBudget);

@@ -22,7 +22,9 @@
 //!   or every piece that could be taken just before such a last one (`last_jumps`), or
 //!   (deferred removal) that cannot take every remaining piece (`JumpGraph`). Under deferred
 //!   removal a parity argument over the jumps (`parity`) rules out, without a walk, squares
-//!   where such a capture cannot end, from the start and from every state.
+//!   where such a capture cannot end, from the start and from every state; a walk that runs
+//!   long asks a stronger test, a matching that takes each piece by exactly one jump
+//!   (`pairing`), which of the squares still open no capture can end on.
 //! * When a king can reach more than the maximum by a few pieces of equal value (deferred
 //!   removal), each legal capture of it leaves some of those pieces out: for each such set the
 //!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
@@ -39,6 +41,7 @@
 use crate::bitboard::Bits;
 use crate::movegen::layers::{self, Aim, Layered};
 use crate::movegen::memo::{Key, Memo, Outcome};
+use crate::movegen::pairing::Pairing;
 use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
 use crate::movegen::route::{RouteFilter, DEAD};
@@ -61,6 +64,18 @@ const TARGETED_BUDGET: u64 = 1 << 15;
 
 // Tests set a small budget to see the layered walk take over from the targeted one.
 limit_set_by_tests!(fn targeted_budget() -> u64 = TARGETED_BUDGET; TARGETED_BUDGET_IN_TESTS);
+
+/// Jumps a targeted walk under deferred removal makes before it asks the pairing test which of
+/// the squares still open a capture can end on (`Search::ask_pairing`): most targeted walks end
+/// sooner, and the test costs as much as a few hundred jumps per matching.
+const PAIRING_AFTER: u64 = 1 << 12;
+
+/// Matchings the pairing test may make the first time a walk asks it; each time it runs out, the
+/// walk asks again after twice the jumps, with twice the budget.
+const FIRST_PAIRING_BUDGET: u32 = 64;
+
+// Tests ask the pairing test early to see it take ends from the walks.
+limit_set_by_tests!(fn pairing_after() -> u64 = PAIRING_AFTER; PAIRING_AFTER_IN_TESTS);
 
 /// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
@@ -248,6 +263,11 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// With `graph`, in a targeted walk: the parity test's span, made over the pieces still to
     /// take (made once per graph).
     span: Option<JumpSpan<B>>,
+    /// With `graph`, in a targeted walk: the pairing test (made once per graph), the jumps after
+    /// which the walk asks it next (`u64::MAX`: never), and the matchings it may then make.
+    pairing: Option<Pairing<B>>,
+    pairing_at: u64,
+    pairing_budget: u32,
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
     /// under the majority rule.
     trail: bool,
@@ -295,6 +315,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             stopped: false,
             reach_use: ReachUse::default(),
             span: None,
+            pairing: None,
+            pairing_at: u64::MAX,
+            pairing_budget: 0,
             trail: MERGE && rules.majority && trail::applies(rules, us),
             left_target: None,
         }
@@ -337,11 +360,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                     self.enemy_kings,
                 ));
                 self.span = None;
+                self.pairing = None;
                 self.graph_of = sq;
             }
         } else if MERGE {
             self.graph = None;
             self.span = None;
+            self.pairing = None;
             self.graph_of = NO_SQUARE;
         }
         // A listing of distinct moves whose every capture takes the same pieces is targeted.
@@ -359,6 +384,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                             .get_or_insert_with(|| JumpSpan::new(size, graph.jumps()));
                         span.make(reach.pieces);
                         target.open_ends = span.possible_ends(sq, target.open_ends);
+                        self.pairing_at = self.visits.saturating_add(pairing_after());
+                        self.pairing_budget = FIRST_PAIRING_BUDGET;
                     }
                     target.ends_changed(self.rules, self.us, self.graph.as_ref());
                     self.target = Some(target);
@@ -372,6 +399,40 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         }
         if MERGE {
             self.left_target = self.target.take();
+            self.pairing_at = u64::MAX;
+        }
+    }
+
+    /// Takes from the open ends of a targeted walk under deferred removal those where the
+    /// pairing test says no capture of all its pieces can end (the walk would have to be walked
+    /// to its end to find that none does). The test does not change during the walk, so it is
+    /// asked again only when its budget ran out.
+    #[inline(never)]
+    fn ask_pairing(&mut self) {
+        self.pairing_at = u64::MAX;
+        let (Some(target), Some(graph)) = (&mut self.target, &self.graph) else {
+            return;
+        };
+        let size = self.rules.next.len();
+        let pairing = self
+            .pairing
+            .get_or_insert_with(|| Pairing::new(size, graph.jumps()));
+        let mut budget = self.pairing_budget;
+        let possible =
+            pairing.possible_ends(target.needed, self.from, target.open_ends, &mut budget);
+        if budget == 0 {
+            self.pairing_budget = self.pairing_budget.saturating_mul(2);
+            let turns = u64::from(self.pairing_budget / FIRST_PAIRING_BUDGET);
+            self.pairing_at = self
+                .visits
+                .saturating_add(pairing_after().saturating_mul(turns));
+        }
+        if possible != target.open_ends {
+            target.open_ends = possible;
+            if possible.is_empty() {
+                self.limit = 0;
+            }
+            target.ends_changed(self.rules, self.us, self.graph.as_ref());
         }
     }
 
@@ -540,6 +601,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 memo.replayed(entry);
             }
             return entry.found;
+        }
+        if self.visits >= self.pairing_at {
+            self.ask_pairing();
         }
         self.reach_use.said_through = false;
         if king && self.fruitless(&j) {
@@ -1726,6 +1790,10 @@ mod tests {
             TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
             let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
             crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
+            // One position in three asks the pairing test at the first state (deferred
+            // removal): the ends it takes from the walk must be none a capture ends on.
+            let pairing = if seed % 3 == 1 { 0 } else { PAIRING_AFTER };
+            PAIRING_AFTER_IN_TESTS.with(|p| p.set(pairing));
             let capturers = capturers(rules, &case.pos, case.capturing);
             // Walks with at least two jumps to go (the targeted tests start after two).
             if capturers
@@ -1740,6 +1808,59 @@ mod tests {
         assert!(
             targeted.iter().all(|&n| n >= 100),
             "targeted walks (deferred, immediate removal): {targeted:?}"
+        );
+    }
+
+    /// The pairing test against the enumerating walk: where every legal capture of a king takes
+    /// all it can reach (deferred removal), every square such a capture ends on is among those
+    /// the test keeps, which are among those parity keeps, and on some positions fewer.
+    #[test]
+    fn the_pairing_test_keeps_every_square_a_capture_ends_on() {
+        let variants = deferred_majority();
+        let (mut kings, mut fewer) = (0, 0);
+        for case in cases(&variants, 3000, 0x2545_F491_4F6C_DD1D, |seed| {
+            8 + seed as usize % 14
+        }) {
+            let (rules, pos) = (case.rules, &case.pos);
+            let id = &rules.variant().id;
+            let us = pos.side.index();
+            let enemy = pos.pieces[us ^ 1];
+            let size = rules.next.len();
+            for c in capturers(rules, pos, case.capturing)
+                .iter()
+                .filter(|c| c.king && c.reach.value == case.max)
+            {
+                let occupied = start(pos, c.sq).occupied;
+                let graph = JumpGraph::new(rules, us, occupied, enemy, enemy & pos.kings);
+                let mut span = JumpSpan::new(size, graph.jumps());
+                span.make(c.reach.pieces);
+                let by_parity = span.possible_ends(c.sq, c.reach.landings);
+                let mut budget = u32::MAX;
+                let by_pairing = Pairing::new(size, graph.jumps()).possible_ends(
+                    c.reach.pieces,
+                    c.sq,
+                    c.reach.landings,
+                    &mut budget,
+                );
+                let ends = case
+                    .expected
+                    .iter()
+                    .filter(|m| m.from == c.sq)
+                    .fold(0u128, |acc, m| acc | 1 << m.to);
+                let seed = case.seed;
+                assert_eq!(ends & !by_pairing, 0, "{id} {seed}: an end left out");
+                assert_eq!(
+                    by_pairing & !by_parity,
+                    0,
+                    "{id} {seed}: an end parity rules out"
+                );
+                kings += 1;
+                fewer += usize::from(by_pairing != by_parity);
+            }
+        }
+        assert!(
+            kings >= 500 && fewer >= 100,
+            "kings {kings}, fewer ends {fewer}"
         );
     }
 

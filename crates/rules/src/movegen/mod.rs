@@ -35,6 +35,7 @@ macro_rules! limit_set_by_tests {
 mod capture;
 mod layers;
 mod memo;
+mod pairing;
 mod parity;
 mod quiet;
 mod reach;

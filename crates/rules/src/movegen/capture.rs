@@ -41,7 +41,7 @@
 use crate::bitboard::Bits;
 use crate::movegen::layers::{self, Aim, Layered};
 use crate::movegen::memo::{Key, Memo, Outcome};
-use crate::movegen::pairing::Pairing;
+use crate::movegen::pairing::{Pairing, Witness};
 use crate::movegen::parity::JumpSpan;
 use crate::movegen::reach::{reach, value_of, JumpGraph, Reach};
 use crate::movegen::route::{RouteFilter, DEAD};
@@ -76,6 +76,12 @@ const FIRST_PAIRING_BUDGET: u32 = 64;
 
 // Tests ask the pairing test early to see it take ends from the walks.
 limit_set_by_tests!(fn pairing_after() -> u64 = PAIRING_AFTER; PAIRING_AFTER_IN_TESTS);
+
+// Tests count the captures the pairing test hands over.
+#[cfg(test)]
+thread_local! {
+    static WITNESSES_IN_TESTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
 
 /// Jumps a capture walk first makes sequence by sequence, as cheaply as possible: nearly every
 /// capture of a real game takes far fewer. A capture that needs more is walked again, merged.
@@ -410,6 +416,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     #[inline(never)]
     fn ask_pairing(&mut self) {
         self.pairing_at = u64::MAX;
+        let witnesses = self.witnesses_are_captures();
         let (Some(target), Some(graph)) = (&mut self.target, &self.graph) else {
             return;
         };
@@ -418,8 +425,14 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             .pairing
             .get_or_insert_with(|| Pairing::new(size, graph.jumps()));
         let mut budget = self.pairing_budget;
-        let possible =
-            pairing.possible_ends(target.needed, self.from, target.open_ends, &mut budget);
+        let settled = pairing.settle(
+            target.needed,
+            self.from,
+            target.open_ends,
+            &mut budget,
+            witnesses,
+        );
+        let possible = settled.possible;
         if budget == 0 {
             self.pairing_budget = self.pairing_budget.saturating_mul(2);
             let turns = u64::from(self.pairing_budget / FIRST_PAIRING_BUDGET);
@@ -434,6 +447,76 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             }
             target.ends_changed(self.rules, self.us, self.graph.as_ref());
         }
+        for witness in settled.witnesses {
+            self.emit_witness(&witness);
+        }
+    }
+
+    /// Whether a capture made of jumps of the jump graph, each piece taken once, is legal as
+    /// it is: no halt rule pins its last landing, and no direction takes kings on the first
+    /// jump only (the jump graph has those jumps at any point). Every landing but the last
+    /// goes on, and after the last nothing is left within reach, so the completion rule holds;
+    /// under deferred removal the 180° rule forbids no jump of it (going back, the king meets
+    /// the piece it has just taken).
+    fn witnesses_are_captures(&self) -> bool {
+        let r = self.rules;
+        !FILTER
+            && r.halt == HaltRule::None
+            && !r.king_captures[self.us]
+                .as_slice()
+                .iter()
+                .any(|&d| r.kings_only[d as usize])
+    }
+
+    /// Hands a capture the pairing test found (every piece the target needs, in one trail) to
+    /// the sink, as `emit` does a walked one.
+    fn emit_witness(&mut self, witness: &Witness) {
+        let Some(target) = &self.target else {
+            return;
+        };
+        #[cfg(test)]
+        WITNESSES_IN_TESTS.with(|w| w.set(w.get() + 1));
+        let r = self.rules;
+        let direction = |victim: u8, landing: u8| {
+            r.king_captures[self.us]
+                .as_slice()
+                .iter()
+                .copied()
+                .find(|&d| {
+                    let mut s = r.next[victim as usize][d as usize];
+                    while s != NO_SQUARE && s != landing {
+                        s = r.next[s as usize][d as usize];
+                    }
+                    s == landing
+                })
+        };
+        // The walk asked from some state: its route so far is put back after.
+        let (path, order) = (self.path, self.order);
+        let depth = witness.jumps.len() - 1;
+        let mut came = None;
+        for (i, &(victim, landing)) in witness.jumps.iter().enumerate().rev() {
+            self.order[i] = victim;
+            let d = direction(victim, landing);
+            // A capture that goes on straight is walked from the first square behind the
+            // piece (the same jumps follow from any of them): its route says so too.
+            self.path[i] = match d {
+                Some(d) if came == Some(d) => r.next[victim as usize][d as usize],
+                _ => landing,
+            };
+            came = d;
+        }
+        let end = Jumper {
+            sq: witness.end,
+            occupied: B::ZERO,
+            capturable: B::ZERO,
+            captured: target.needed,
+            value: target.value,
+            jumps: witness.jumps.len() as u32,
+            prev: 8,
+            matched: 0,
+        };
+        self.emit(&end, depth, false);
+        (self.path, self.order) = (path, order);
     }
 
     /// Walks the captures of the king on `sq` that leave the pieces of `left_out` alone (they
@@ -1682,9 +1765,9 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
-    use crate::movegen::sink::{CountSink, ListSink};
+    use crate::movegen::sink::{CountSink, DetailSink, ListSink};
     use crate::movegen::testing::{all_variants, crowded};
-    use crate::mv::Move;
+    use crate::mv::{Move, MoveDetail};
 
     /// The variants whose listings may go by left-out sets: the majority rule, and deferred
     /// removal or kings that make short leaps (for which both removals are one).
@@ -1861,6 +1944,69 @@ mod tests {
         assert!(
             kings >= 500 && fewer >= 100,
             "kings {kings}, fewer ends {fewer}"
+        );
+    }
+
+    /// Captures the pairing test hands over (its jumps one trail, asked at the first state):
+    /// the list with routes against the enumerating walk's sequences, every route one of them.
+    #[test]
+    fn captures_the_pairing_test_finds_have_routes_the_enumerating_walk_walks() {
+        let variants = deferred_majority();
+        PAIRING_AFTER_IN_TESTS.with(|p| p.set(0));
+        WITNESSES_IN_TESTS.with(|w| w.set(0));
+        let detail = |merge| DetailSink {
+            list: Vec::new(),
+            best: 0,
+            merge,
+            listed: Default::default(),
+        };
+        let route = |d: &MoveDetail<u128>| (d.mv, d.path.clone(), d.captures.clone());
+        for case in cases(&variants, 2000, 0x5851_F42D_4C95_7F2D, |seed| {
+            8 + seed as usize % 12
+        }) {
+            let (rules, pos) = (case.rules, &case.pos);
+            let id = &rules.variant().id;
+            let seed = case.seed;
+            let mut every = detail(false);
+            let walk = Walk {
+                merge: false,
+                filter: RouteFilter::Any,
+                stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
+            };
+            if !generate_captures(rules, pos, &mut every, walk, case.capturing).complete {
+                continue;
+            }
+            let walked: HashSet<_> = every.list.iter().map(route).collect();
+            let capturers = capturers(rules, pos, case.capturing);
+            let mut sink = detail(true);
+            let walk = Walk {
+                merge: true,
+                ..Walk::default()
+            };
+            merged_captures::<_, _, false>(
+                rules,
+                pos,
+                &mut sink,
+                walk,
+                &capturers,
+                Maximum::Exact(case.max),
+                NO_BUDGET,
+                &mut 0,
+            );
+            let listed: HashSet<Move<u128>> = sink.list.iter().map(|d| d.mv).collect();
+            assert_eq!(listed, case.expected, "{id} {seed}: the moves");
+            for d in &sink.list {
+                assert!(
+                    walked.contains(&route(d)),
+                    "{id} {seed}: {d:?} is no route walked"
+                );
+            }
+        }
+        PAIRING_AFTER_IN_TESTS.with(|p| p.set(PAIRING_AFTER));
+        let witnesses = WITNESSES_IN_TESTS.with(|w| w.get());
+        assert!(
+            witnesses >= 100,
+            "captures the pairing test found: {witnesses}"
         );
     }
 

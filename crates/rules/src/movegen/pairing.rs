@@ -8,8 +8,8 @@
 //! often as it leaves it, so the ends of its jumps (the squares it jumps from and lands on) pair
 //! up on every square, once `start` and `end` are counted as ends too. If no choice of one jump
 //! per piece lets them pair up, no capture taking exactly those pieces goes from `start` to
-//! `end`. (With connectivity added the condition would be exact: the chosen jumps would make an
-//! Euler trail.)
+//! `end`. (With connectivity added, and each jump made a way the rules allow, the condition
+//! would be exact: the chosen jumps would make an Euler trail.)
 //!
 //! Deciding it is a matching: each piece gives two tokens, one allowed on the squares on either
 //! side of it, and two tokens can pair up when the squares they are allowed on meet; `start`
@@ -19,6 +19,12 @@
 //! to stand-ins, which lets its two tokens come from different lines. A matching that does so
 //! is not a choice of jumps: the search then branches on that piece's line (branch and bound),
 //! within a budget of matchings.
+//!
+//! A choice of jumps that pairs up is often a capture as it stands: when its jumps hang
+//! together from `start`, an Euler trail through them (Hierholzer's walk) takes every piece
+//! once and ends on `end`, each jump made a way the rules allow (`Witness`). The walk then
+//! need not find that capture, which is where it spends its time when every square is
+//! possible but some are found late.
 
 use petgraph::algo::maximum_matching;
 use petgraph::graph::{NodeIndex, UnGraph};
@@ -27,14 +33,48 @@ use crate::bitboard::Bits;
 
 /// The jumps of one capturing king by piece, and the test over them.
 pub(crate) struct Pairing<B: Bits> {
-    /// Per square of a piece: per line of its jumps, the squares on either side.
-    lines: Vec<Vec<(B, B)>>,
+    /// Per square of a piece: its lines of jumps.
+    lines: Vec<Vec<Line<B>>>,
+}
+
+/// The jumps over one piece along one line: from either side to the other, where the rules
+/// allow that way.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Line<B> {
+    sides: [B; 2],
+    /// Whether the king may jump from side 0 to side 1, and from side 1 to side 0.
+    ways: [bool; 2],
+}
+
+/// A choice of one jump per piece whose ends pair up: per piece, its square and the squares
+/// its jump joins (side 0 of its line, side 1), with the token paired with the end apart.
+struct Pairs<B> {
+    jumps: Vec<(u8, Line<B>, [u8; 2])>,
+    /// The jump end paired with the end (its index and side), whose square is the capture's
+    /// end; none when the end pairs with the start.
+    at_end: Option<(usize, usize)>,
+    /// The squares the end may be on.
+    ends: B,
+}
+
+/// A capture found by pairing, its jumps hanging together: where it ends, and per jump the
+/// piece taken and the square landed on.
+pub(crate) struct Witness {
+    pub end: u8,
+    pub jumps: Vec<(u8, u8)>,
+}
+
+/// What the test found: the squares where a capture may end (those it could not decide
+/// included), and captures to some of them.
+pub(crate) struct Settled<B> {
+    pub possible: B,
+    pub witnesses: Vec<Witness>,
 }
 
 /// What one search found.
 enum Found<B> {
     /// The ends pair up, with the capture's end on any of these squares.
-    EndsOn(B),
+    EndsOn(Pairs<B>),
     /// They do not.
     Nowhere,
     /// The budget ran out.
@@ -55,17 +95,22 @@ const NONE: usize = usize::MAX;
 impl<B: Bits> Pairing<B> {
     /// The jumps (victim, squares in front, squares behind) on a board of `size` squares.
     pub fn new(size: usize, jumps: &[(u8, B, B)]) -> Self {
-        let mut lines: Vec<Vec<(B, B)>> = vec![Vec::new(); size];
+        let mut lines: Vec<Vec<Line<B>>> = vec![Vec::new(); size];
         for &(victim, front, behind) in jumps {
             // A jump back over the same piece is the same line.
-            let line = if front.to_u128() < behind.to_u128() {
-                (front, behind)
+            let (sides, way) = if front.to_u128() < behind.to_u128() {
+                ([front, behind], 0)
             } else {
-                (behind, front)
+                ([behind, front], 1)
             };
             let of = &mut lines[victim as usize];
-            if !of.contains(&line) {
-                of.push(line);
+            match of.iter_mut().find(|l| l.sides == sides) {
+                Some(line) => line.ways[way] = true,
+                None => {
+                    let mut ways = [false; 2];
+                    ways[way] = true;
+                    of.push(Line { sides, ways });
+                }
             }
         }
         Pairing { lines }
@@ -74,22 +119,48 @@ impl<B: Bits> Pairing<B> {
     /// The squares of `ends` where a capture from `start` that takes exactly `pieces` may end,
     /// as far as pairing tells. Each search is a matching taken from `budget`; when it runs out
     /// the squares not yet decided are kept.
+    #[cfg(test)]
     pub fn possible_ends(&self, pieces: B, start: u8, ends: B, budget: &mut u32) -> B {
+        self.settle(pieces, start, ends, budget, false).possible
+    }
+
+    /// `possible_ends`, and with `witnesses`, a capture to each square where the jumps of a
+    /// pairing found hang together from `start` (an Euler trail through them, each jump made
+    /// a way the rules allow): such a square needs no walk.
+    pub fn settle(
+        &self,
+        pieces: B,
+        start: u8,
+        ends: B,
+        budget: &mut u32,
+        witnesses: bool,
+    ) -> Settled<B> {
         let pieces: Vec<u8> = pieces.squares().collect();
         let mut chosen = vec![NONE; pieces.len()];
-        let mut possible = B::ZERO;
+        let mut settled = Settled {
+            possible: B::ZERO,
+            witnesses: Vec::new(),
+        };
         let mut left = ends;
         while !left.is_empty() {
             match self.search(&pieces, &mut chosen, start, left, budget) {
-                Found::EndsOn(squares) => {
-                    possible |= squares;
-                    left &= !squares;
+                Found::EndsOn(pairs) => {
+                    settled.possible |= pairs.ends;
+                    left &= !pairs.ends;
+                    if witnesses {
+                        for end in pairs.ends.squares() {
+                            settled.witnesses.extend(pairs.trail(start, end));
+                        }
+                    }
                 }
                 Found::Nowhere => break,
-                Found::Unknown => return possible | left,
+                Found::Unknown => {
+                    settled.possible |= left;
+                    break;
+                }
             }
         }
-        possible
+        settled
     }
 
     /// Whether the tokens of `pieces` (each on the line `chosen`, or any) pair up with an end on
@@ -122,17 +193,13 @@ impl<B: Bits> Pairing<B> {
             };
             let first = tokens.len();
             for l in range.clone() {
-                let (a, b) = lines[l];
-                tokens.push(Token {
-                    piece: i,
-                    line: l,
-                    squares: a,
-                });
-                tokens.push(Token {
-                    piece: i,
-                    line: l,
-                    squares: b,
-                });
+                for side in lines[l].sides {
+                    tokens.push(Token {
+                        piece: i,
+                        line: l,
+                        squares: side,
+                    });
+                }
             }
             // Stand-ins take all but one token of each side.
             for _ in 1..range.len() {
@@ -204,8 +271,38 @@ impl<B: Bits> Pairing<B> {
             }
         }
         let Some((i, tried)) = mixed else {
-            let with = tokens[mate(end_token)].squares;
-            return Found::EndsOn(with & ends);
+            // Each pair of tokens stands on the lowest square they share: tokens of one run
+            // then stand on one square, which keeps the jumps together.
+            let mut pairs = Pairs {
+                jumps: Vec::with_capacity(pieces.len()),
+                at_end: None,
+                ends: tokens[mate(end_token)].squares & ends,
+            };
+            let mut k = 0;
+            while k < tokens.len() {
+                let token = tokens[k];
+                if token.piece == NONE || token.line == NONE {
+                    k += 1;
+                    continue;
+                }
+                // The pair of tokens of one line, side 0 then side 1: the line taken when
+                // neither is matched to a stand-in.
+                let (a, b) = (mate(k), mate(k + 1));
+                if tokens[a].piece != token.piece && tokens[b].piece != token.piece {
+                    let mut squares = [0u8; 2];
+                    for (side, m) in [a, b].into_iter().enumerate() {
+                        if m == end_token {
+                            pairs.at_end = Some((pairs.jumps.len(), side));
+                        } else {
+                            squares[side] = (tokens[k + side].squares & tokens[m].squares).lowest();
+                        }
+                    }
+                    let line = self.lines[pieces[token.piece] as usize][token.line];
+                    pairs.jumps.push((pieces[token.piece], line, squares));
+                }
+                k += 2;
+            }
+            return Found::EndsOn(pairs);
         };
         // Branch on its line: first those the matching used.
         let count = self.lines[pieces[i] as usize].len();
@@ -229,6 +326,73 @@ impl<B: Bits> Pairing<B> {
         } else {
             Found::Nowhere
         }
+    }
+}
+
+impl<B: Bits> Pairs<B> {
+    /// The capture from `start` to `end` through these jumps, if they hang together and each
+    /// can be made the way the trail goes.
+    fn trail(&self, start: u8, end: u8) -> Option<Witness> {
+        let mut jumps = self.jumps.clone();
+        match self.at_end {
+            Some((j, side)) => jumps[j].2[side] = end,
+            None if end != start => return None,
+            None => {}
+        }
+        // Hierholzer's walk: from `start`, along unused jumps until stuck, then back. Each jump
+        // is made the way it is taken first (where the rules allow one way only, that way).
+        let mut at: Vec<(u8, usize)> = Vec::with_capacity(2 * jumps.len());
+        for (j, &(_, _, squares)) in jumps.iter().enumerate() {
+            at.push((squares[0], j));
+            at.push((squares[1], j));
+        }
+        let mut used = vec![false; jumps.len()];
+        // (square, the jump that came to it), and the trail backwards.
+        let mut stack: Vec<(u8, usize)> = vec![(start, NONE)];
+        let mut back: Vec<(u8, usize)> = Vec::with_capacity(jumps.len() + 1);
+        while let Some(&(sq, came)) = stack.last() {
+            // An unused jump the rules let the king make from `sq`.
+            let next = at
+                .iter()
+                .find(|&&(s, j)| {
+                    let (_, line, squares) = jumps[j];
+                    s == sq && !used[j] && line.ways[usize::from(squares[0] != sq)]
+                })
+                .map(|&(_, j)| j);
+            match next {
+                Some(j) => {
+                    used[j] = true;
+                    let squares = jumps[j].2;
+                    let other = if squares[0] == sq {
+                        squares[1]
+                    } else {
+                        squares[0]
+                    };
+                    stack.push((other, j));
+                }
+                None => {
+                    back.push((sq, came));
+                    stack.pop();
+                }
+            }
+        }
+        if used.iter().any(|&u| !u) {
+            // Not one trail: some jumps pair up apart from the start.
+            return None;
+        }
+        let mut trail = Vec::with_capacity(jumps.len());
+        let mut from = start;
+        for &(sq, j) in back.iter().rev().skip(1) {
+            let (victim, line, squares) = jumps[j];
+            // From side 0 to side 1 or back, where the rules allow it.
+            let way = usize::from(squares[0] != from);
+            if !line.ways[way] || squares[way] != from || squares[1 - way] != sq {
+                return None;
+            }
+            trail.push((victim, sq));
+            from = sq;
+        }
+        (from == end).then_some(Witness { end, jumps: trail })
     }
 }
 
@@ -303,6 +467,48 @@ mod tests {
         // A piece no jump takes: nowhere.
         let (_, paired) = by_both(&jumps, 1 << 5, 0, 0b1111);
         assert_eq!(paired, 0);
+    }
+
+    /// The captures found by pairing are trails of the jumps given: each piece taken once, each
+    /// jump one of the list, made the way it is listed, from the start to the end found.
+    #[test]
+    fn the_jumps_of_a_pairing_make_captures() {
+        // As in `a_run_of_squares_pairs_on_any_of_them`, with 6 jumped from 3 to 0 only.
+        let jumps: Vec<(u8, u64, u64)> = vec![
+            (7, 0b0011, 0b1100),
+            (7, 0b1100, 0b0011),
+            (6, 0b1000, 0b0001),
+        ];
+        let pairing = Pairing::new(8, &jumps);
+        for start in 0..2 {
+            let mut budget = u32::MAX;
+            let settled = pairing.settle(0b1100_0000, start, 0b1111, &mut budget, true);
+            assert!(!settled.witnesses.is_empty(), "from {start}");
+            for w in &settled.witnesses {
+                let mut at = start;
+                let mut taken = 0u64;
+                for &(victim, landing) in &w.jumps {
+                    assert!(
+                        taken & (1 << victim) == 0,
+                        "from {start}: {victim} taken twice"
+                    );
+                    taken |= 1 << victim;
+                    assert!(
+                        jumps.iter().any(|&(v, front, behind)| v == victim
+                            && front & (1 << at) != 0
+                            && behind & (1 << landing) != 0),
+                        "from {start}: no jump over {victim} from {at} to {landing}"
+                    );
+                    at = landing;
+                }
+                assert_eq!((taken, at), (0b1100_0000, w.end), "from {start}");
+            }
+        }
+        // From 1 the pairing that ends on 1 (0 -> 3 -> 0 apart) is no capture.
+        let mut budget = u32::MAX;
+        let settled = pairing.settle(0b1100_0000, 1, 1 << 1, &mut budget, true);
+        assert_eq!(settled.possible, 1 << 1);
+        assert!(settled.witnesses.is_empty());
     }
 
     /// A search that runs out of matchings keeps the squares it has not decided.

@@ -46,13 +46,15 @@ struct Line<B> {
     ways: [bool; 2],
 }
 
-/// A choice of one jump per piece whose ends pair up: per piece, its square and the squares
-/// its jump joins (side 0 of its line, side 1), with the token paired with the end apart.
+/// A choice of one jump per piece whose ends pair up: per piece, its square, its line and the
+/// pairs of tokens its two ends are in (side 0, side 1); per pair, the squares both tokens may
+/// stand on.
 struct Pairs<B> {
-    jumps: Vec<(u8, Line<B>, [u8; 2])>,
-    /// The jump end paired with the end (its index and side), whose square is the capture's
-    /// end; none when the end pairs with the start.
-    at_end: Option<(usize, usize)>,
+    jumps: Vec<(u8, Line<B>, [usize; 2])>,
+    squares: Vec<B>,
+    /// The pair of the start's token, and of the end's (none when the two pair up).
+    start_pair: usize,
+    end_pair: Option<usize>,
     /// The squares the end may be on.
     ends: B,
 }
@@ -213,6 +215,7 @@ impl<B: Bits> Pairing<B> {
                 }
             }
         }
+        let start_token = tokens.len();
         tokens.push(Token {
             piece: NONE,
             line: NONE,
@@ -271,13 +274,30 @@ impl<B: Bits> Pairing<B> {
             }
         }
         let Some((i, tried)) = mixed else {
-            // Each pair of tokens stands on the lowest square they share: tokens of one run
-            // then stand on one square, which keeps the jumps together.
             let mut pairs = Pairs {
                 jumps: Vec::with_capacity(pieces.len()),
-                at_end: None,
+                squares: Vec::with_capacity(pieces.len() + 1),
+                start_pair: 0,
+                end_pair: None,
                 ends: tokens[mate(end_token)].squares & ends,
             };
+            // Per token, its pair.
+            let mut pair_of = vec![NONE; tokens.len()];
+            let mut pair = |k: usize, pairs: &mut Pairs<B>| {
+                if pair_of[k] == NONE {
+                    let m = mate(k);
+                    pair_of[k] = pairs.squares.len();
+                    pair_of[m] = pair_of[k];
+                    pairs.squares.push(tokens[k].squares & tokens[m].squares);
+                }
+                pair_of[k]
+            };
+            pairs.start_pair = pair(start_token, &mut pairs);
+            if mate(end_token) != start_token {
+                let p = pair(end_token, &mut pairs);
+                pairs.squares[p] = pairs.ends;
+                pairs.end_pair = Some(p);
+            }
             let mut k = 0;
             while k < tokens.len() {
                 let token = tokens[k];
@@ -287,18 +307,11 @@ impl<B: Bits> Pairing<B> {
                 }
                 // The pair of tokens of one line, side 0 then side 1: the line taken when
                 // neither is matched to a stand-in.
-                let (a, b) = (mate(k), mate(k + 1));
-                if tokens[a].piece != token.piece && tokens[b].piece != token.piece {
-                    let mut squares = [0u8; 2];
-                    for (side, m) in [a, b].into_iter().enumerate() {
-                        if m == end_token {
-                            pairs.at_end = Some((pairs.jumps.len(), side));
-                        } else {
-                            squares[side] = (tokens[k + side].squares & tokens[m].squares).lowest();
-                        }
-                    }
+                if tokens[mate(k)].piece != token.piece && tokens[mate(k + 1)].piece != token.piece
+                {
+                    let ends = [pair(k, &mut pairs), pair(k + 1, &mut pairs)];
                     let line = self.lines[pieces[token.piece] as usize][token.line];
-                    pairs.jumps.push((pieces[token.piece], line, squares));
+                    pairs.jumps.push((pieces[token.piece], line, ends));
                 }
                 k += 2;
             }
@@ -333,12 +346,55 @@ impl<B: Bits> Pairs<B> {
     /// The capture from `start` to `end` through these jumps, if they hang together and each
     /// can be made the way the trail goes.
     fn trail(&self, start: u8, end: u8) -> Option<Witness> {
-        let mut jumps = self.jumps.clone();
-        match self.at_end {
-            Some((j, side)) => jumps[j].2[side] = end,
+        let mut squares = self.squares.clone();
+        match self.end_pair {
+            Some(p) => squares[p] = B::bit(end),
             None if end != start => return None,
             None => {}
         }
+        // Where each pair stands. The jumps join their pairs into groups, whatever the squares;
+        // two groups join where pairs of both stand on one square. So pairs that may stand on
+        // one square only go first, and each of the others goes where a pair of another group
+        // stands, if it can.
+        let mut group: Vec<usize> = (0..squares.len()).collect();
+        fn find(group: &mut [usize], mut p: usize) -> usize {
+            while group[p] != p {
+                group[p] = group[group[p]];
+                p = group[p];
+            }
+            p
+        }
+        for &(_, _, [a, b]) in &self.jumps {
+            let (a, b) = (find(&mut group, a), find(&mut group, b));
+            group[a] = b;
+        }
+        let mut order: Vec<usize> = (0..squares.len()).collect();
+        order.sort_by_key(|&p| (p != self.start_pair, squares[p].count()));
+        let mut holder = [NONE; 128];
+        let mut at = vec![0u8; squares.len()];
+        for p in order {
+            let choices = squares[p];
+            let other = choices.squares().find(|&q| {
+                let h = holder[q as usize];
+                h != NONE && find(&mut group, h) != find(&mut group, p)
+            });
+            let q = other
+                .or_else(|| choices.squares().find(|&q| holder[q as usize] != NONE))
+                .unwrap_or_else(|| choices.lowest());
+            at[p] = q;
+            match holder[q as usize] {
+                NONE => holder[q as usize] = p,
+                h => {
+                    let (h, p) = (find(&mut group, h), find(&mut group, p));
+                    group[h] = p;
+                }
+            }
+        }
+        let jumps: Vec<(u8, Line<B>, [u8; 2])> = self
+            .jumps
+            .iter()
+            .map(|&(victim, line, [a, b])| (victim, line, [at[a], at[b]]))
+            .collect();
         // Hierholzer's walk: from `start`, along unused jumps until stuck, then back. Each jump
         // is made the way it is taken first (where the rules allow one way only, that way).
         let mut at: Vec<(u8, usize)> = Vec::with_capacity(2 * jumps.len());

@@ -20,6 +20,11 @@
 //! is not a choice of jumps: the search then branches on that piece's line (branch and bound),
 //! within a budget of matchings.
 //!
+//! A capture that ends where it started leaves the start and comes back to it: two ends of its
+//! jumps stand there, so the start's and the end's tokens do not pair with each other (only
+//! asked when the start is the last square in question: a pairing that lets them finds
+//! captures more often).
+//!
 //! A choice of jumps that pairs up is often a capture as it stands: when its jumps hang
 //! together from `start`, an Euler trail through them (Hierholzer's walk) takes every piece
 //! once and ends on `end`, each jump made a way the rules allow (`Witness`). The walk then
@@ -94,6 +99,16 @@ struct Token<B> {
 
 const NONE: usize = usize::MAX;
 
+/// Times a square whose pairing is no capture is searched again, the tokens in another order.
+const RETRIES: usize = 3;
+
+/// The turn of a search in which the start and the end do not pair with each other: a capture
+/// that ends where it started leaves and comes back, so two ends of its jumps stand on the
+/// start. Searches that look for captures let them pair (any choice of jumps that pairs up,
+/// of which some may hang together from the start), and ask this one before they call the
+/// start a square where a capture may end.
+const STRICT: usize = RETRIES + 1;
+
 impl<B: Bits> Pairing<B> {
     /// The jumps (victim, squares in front, squares behind) on a board of `size` squares.
     pub fn new(size: usize, jumps: &[(u8, B, B)]) -> Self {
@@ -145,13 +160,37 @@ impl<B: Bits> Pairing<B> {
         };
         let mut left = ends;
         while !left.is_empty() {
-            match self.search(&pieces, &mut chosen, start, left, budget) {
+            match self.search(&pieces, &mut chosen, start, left, budget, 0) {
                 Found::EndsOn(pairs) => {
                     settled.possible |= pairs.ends;
                     left &= !pairs.ends;
-                    if witnesses {
+                    if !witnesses {
+                        continue;
+                    }
+                    // Squares whose pairing is no capture are searched again a few times
+                    // with the tokens in another order, which the matching may pair
+                    // otherwise.
+                    let mut bare = B::ZERO;
+                    for end in pairs.ends.squares() {
+                        match pairs.trail(start, end) {
+                            Some(witness) => settled.witnesses.push(witness),
+                            None => bare |= B::bit(end),
+                        }
+                    }
+                    for turn in 1..=RETRIES {
+                        if bare.is_empty() {
+                            break;
+                        }
+                        let Found::EndsOn(pairs) =
+                            self.search(&pieces, &mut chosen, start, bare, budget, turn)
+                        else {
+                            break;
+                        };
                         for end in pairs.ends.squares() {
-                            settled.witnesses.extend(pairs.trail(start, end));
+                            if let Some(witness) = pairs.trail(start, end) {
+                                settled.witnesses.push(witness);
+                                bare &= !B::bit(end);
+                            }
                         }
                     }
                 }
@@ -162,12 +201,21 @@ impl<B: Bits> Pairing<B> {
                 }
             }
         }
+        let back = B::bit(start);
+        let witnessed = settled.witnesses.iter().any(|w| w.end == start);
+        if settled.possible.has(start) && !witnessed {
+            let strict = self.search(&pieces, &mut chosen, start, back, budget, STRICT);
+            if matches!(strict, Found::Nowhere) {
+                settled.possible &= !back;
+            }
+        }
         settled
     }
 
     /// Whether the tokens of `pieces` (each on the line `chosen`, or any) pair up with an end on
     /// `ends`: branch and bound over the lines of pieces whose tokens the matching took from
-    /// two lines.
+    /// two lines. `turn` puts the tokens in another order (another matching), and at `STRICT`
+    /// keeps the start and the end from pairing with each other.
     fn search(
         &self,
         pieces: &[u8],
@@ -175,6 +223,7 @@ impl<B: Bits> Pairing<B> {
         start: u8,
         ends: B,
         budget: &mut u32,
+        turn: usize,
     ) -> Found<B> {
         if *budget == 0 {
             return Found::Unknown;
@@ -227,15 +276,21 @@ impl<B: Bits> Pairing<B> {
             line: NONE,
             squares: ends,
         });
-        let mut graph: UnGraph<(), ()> = UnGraph::with_capacity(tokens.len(), tokens.len() * 8);
-        for _ in 0..tokens.len() {
+        // Token `k` is node `node(k)`: another turn, another order.
+        let count = tokens.len();
+        let shift = (turn % STRICT) * (count / (RETRIES + 1) + 1);
+        let node = |k: usize| NodeIndex::new((k + shift) % count);
+        let mut graph: UnGraph<(), ()> = UnGraph::with_capacity(count, count * 8);
+        for _ in 0..count {
             graph.add_node(());
         }
-        for i in 0..tokens.len() {
-            for j in i + 1..tokens.len() {
+        for i in 0..count {
+            for j in i + 1..count {
                 let (s, t) = (tokens[i], tokens[j]);
-                if (s.piece != t.piece || s.piece == NONE) && !(s.squares & t.squares).is_empty() {
-                    graph.add_edge(NodeIndex::new(i), NodeIndex::new(j), ());
+                // The start and the end pair with each other only when `loose`.
+                let apart = s.piece != t.piece || (s.piece == NONE && turn != STRICT);
+                if apart && !(s.squares & t.squares).is_empty() {
+                    graph.add_edge(node(i), node(j), ());
                 }
             }
         }
@@ -245,7 +300,7 @@ impl<B: Bits> Pairing<B> {
             let piece = tokens[stand_in].piece;
             let mut k = first_of_side;
             while k < tokens.len() && tokens[k].piece == piece && tokens[k].line != NONE {
-                graph.add_edge(NodeIndex::new(stand_in), NodeIndex::new(k), ());
+                graph.add_edge(node(stand_in), node(k), ());
                 k += 2;
             }
         }
@@ -253,7 +308,11 @@ impl<B: Bits> Pairing<B> {
         if !matching.is_perfect() {
             return Found::Nowhere;
         }
-        let mate = |k: usize| matching.mate(NodeIndex::new(k)).map_or(NONE, |n| n.index());
+        let mate = |k: usize| {
+            matching
+                .mate(node(k))
+                .map_or(NONE, |n| (n.index() + count - shift % count) % count)
+        };
         // The first piece whose two tokens stand on different lines.
         let mut mixed = None;
         for (i, _) in pieces
@@ -326,7 +385,7 @@ impl<B: Bits> Pairing<B> {
         let mut unknown = false;
         for l in order {
             chosen[i] = l;
-            let found = self.search(pieces, chosen, start, ends, budget);
+            let found = self.search(pieces, chosen, start, ends, budget, turn);
             chosen[i] = NONE;
             match found {
                 Found::EndsOn(squares) => return Found::EndsOn(squares),
@@ -515,11 +574,11 @@ mod tests {
         // From 0: over 7 to 3 and over 6 back to 0, or over 6 to 3 and over 7 to 0 or 1.
         let (_, paired) = by_both(&jumps, (1 << 6) | (1 << 7), 0, 0b1111);
         assert_eq!(paired, 0b0011);
-        // From 1 only over 7 first: to 3, then over 6 to 0. The test keeps 1 as well: the
-        // jumps 0 -> 3 -> 0 pair up apart from the king, and it does not ask that the jumps
-        // hang together (a necessary condition, not a sufficient one).
+        // From 1 only over 7 first: to 3, then over 6 to 0. The jumps 0 -> 3 -> 0 pair up
+        // apart from the king, but a capture that ends where it started leaves it and comes
+        // back: two ends of its jumps stand there, and only one may.
         let (_, paired) = by_both(&jumps, (1 << 6) | (1 << 7), 1, 0b1111);
-        assert_eq!(paired, 0b0011);
+        assert_eq!(paired, 0b0001);
         // A piece no jump takes: nowhere.
         let (_, paired) = by_both(&jumps, 1 << 5, 0, 0b1111);
         assert_eq!(paired, 0);
@@ -560,10 +619,17 @@ mod tests {
                 assert_eq!((taken, at), (0b1100_0000, w.end), "from {start}");
             }
         }
-        // From 1 the pairing that ends on 1 (0 -> 3 -> 0 apart) is no capture.
+        // A pairing whose jumps do not hang together is no capture: from 1 over 5 to 2, and
+        // 6 and 7 between 3 and 4, apart (the test does not ask that the jumps hang together:
+        // a necessary condition, not a sufficient one).
+        let apart: Vec<(u8, u64, u64)> = vec![
+            (5, 1 << 1, 1 << 2),
+            (6, 1 << 3, 1 << 4),
+            (7, 1 << 4, 1 << 3),
+        ];
         let mut budget = u32::MAX;
-        let settled = pairing.settle(0b1100_0000, 1, 1 << 1, &mut budget, true);
-        assert_eq!(settled.possible, 1 << 1);
+        let settled = Pairing::new(8, &apart).settle(0b1110_0000, 1, 1 << 2, &mut budget, true);
+        assert_eq!(settled.possible, 1 << 2);
         assert!(settled.witnesses.is_empty());
     }
 

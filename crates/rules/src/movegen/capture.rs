@@ -430,16 +430,6 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             self.explore_man(start, 0, false);
         }
         if MERGE {
-            if std::env::var("TRACE").is_ok() {
-                if let Some(t) = &self.target {
-                    eprintln!(
-                        "  walk of {} ends with open ends {:?} at {}",
-                        sq,
-                        t.open_ends.squares().collect::<Vec<_>>(),
-                        self.visits
-                    );
-                }
-            }
             self.left_target = self.target.take();
             self.pairing_at = u64::MAX;
             self.pairing_states = false;
@@ -471,16 +461,6 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             witnesses,
         );
         let possible = settled.possible;
-        if std::env::var("TRACE").is_ok() {
-            eprintln!(
-                "    pairing at {}: {} -> {} ends, {} matchings, {} witnesses",
-                self.visits,
-                target.open_ends.count(),
-                possible.count(),
-                self.pairing_budget - budget,
-                settled.witnesses.len()
-            );
-        }
         if budget == 0 {
             let walked = self.visits - self.pairing_from_visits;
             let most = u32::try_from(walked / JUMPS_PER_MATCHING).unwrap_or(u32::MAX);
@@ -519,18 +499,6 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             self.emit_witness(witness, j.jumps as usize);
         }
         let open_ends = self.target.as_ref().map_or(B::ZERO, |t| t.open_ends);
-        if std::env::var("TRACE2").is_ok() {
-            eprintln!(
-                "      state {} depth {} at {}: open {} possible {} witnesses {} used {}",
-                j.sq,
-                j.jumps,
-                self.visits,
-                open_ends.count(),
-                (settled.possible & open_ends).count(),
-                settled.witnesses.len(),
-                STATE_PAIRING_BUDGET - budget
-            );
-        }
         (settled.possible & open_ends).is_empty()
     }
 
@@ -1644,17 +1612,7 @@ fn maximum_by_levels<B: Bits>(
         search.floor = value;
         search.budget = budget.saturating_sub(spent);
         for &(_, sq, left_out) in level {
-            let v0 = search.visits;
             search.walk_without(pos, sq, left_out);
-            if std::env::var("TRACE").is_ok() {
-                eprintln!(
-                    "  level {} king {} without {:?}: {} jumps",
-                    value,
-                    sq,
-                    left_out.squares().collect::<Vec<_>>(),
-                    search.visits - v0
-                );
-            }
             if search.stopped || search.sink.best >= value || search.over_budget() {
                 break;
             }
@@ -1744,18 +1702,6 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     } else {
         Maximum::AtLeast(0)
     };
-    let trace = std::env::var("TRACE").is_ok();
-    if trace {
-        eprintln!(
-            "max: {} jumps so far, {:?}",
-            *jumps,
-            match maximum {
-                Maximum::Exact(v) => (0, v),
-                Maximum::AtLeast(v) => (1, v),
-                Maximum::Stopped => (2, 0),
-            }
-        );
-    }
     let best = match maximum {
         Maximum::AtLeast(best) if searched => best,
         _ => return list(sink, maximum, NO_BUDGET, jumps) == Listing::Complete,
@@ -1766,32 +1712,12 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     // that whichever way is cheaper decides, at a few times its cost.
     let mut budget = first_levels_budget();
     let settled = loop {
-        let before = *jumps;
-        let l = maximum_by_levels(rules, pos, &capturers, best, walk.stop, budget, jumps);
-        if trace {
-            eprintln!(
-                "levels budget {} spent {} -> {}",
-                budget,
-                *jumps - before,
-                match &l {
-                    Levels::Found(Maximum::Exact(v)) => format!("exact {v}"),
-                    Levels::Found(_) => "found?".into(),
-                    Levels::NotPossible => "notpossible".into(),
-                    Levels::GaveUp => "gaveup".into(),
-                }
-            );
-        }
-        let before = *jumps;
-        match l {
+        match maximum_by_levels(rules, pos, &capturers, best, walk.stop, budget, jumps) {
             Levels::Found(found) => break found,
             Levels::NotPossible => break maximum,
             Levels::GaveUp => {}
         }
-        let li = list(sink, maximum, budget.saturating_mul(LISTING_SHARE), jumps);
-        if trace {
-            eprintln!("listing turn spent {} -> {:?}", *jumps - before, li);
-        }
-        match li {
+        match list(sink, maximum, budget.saturating_mul(LISTING_SHARE), jumps) {
             Listing::Complete => return true,
             Listing::Stopped => return false,
             // What it listed may lack captures: the next turn lists again.
@@ -1799,12 +1725,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         }
         budget = budget.saturating_mul(TURN_GROWTH);
     };
-    let before = *jumps;
-    let r = list(sink, settled, NO_BUDGET, jumps) == Listing::Complete;
-    if trace {
-        eprintln!("final listing spent {}", *jumps - before);
-    }
-    r
+    list(sink, settled, NO_BUDGET, jumps) == Listing::Complete
 }
 
 /// No limit on a walk's jumps.
@@ -1863,18 +1784,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         match left_out {
             Some(sets) => {
                 for left_out in sets {
-                    let v0 = search.visits;
-                    let n0 = search.sink.mark();
                     search.walk_without(pos, piece.sq, left_out);
-                    if std::env::var("TRACE").is_ok() {
-                        eprintln!(
-                            "  king {} without {:?}: {} jumps, moves {}",
-                            piece.sq,
-                            left_out.squares().collect::<Vec<_>>(),
-                            search.visits - v0,
-                            search.sink.mark().0 - n0.0
-                        );
-                    }
                 }
             }
             None if !FILTER && layers::serves::<B, S>(rules) => {

@@ -21,9 +21,9 @@
 //! within a budget of matchings.
 //!
 //! A capture that ends where it started leaves the start and comes back to it: two ends of its
-//! jumps stand there, so the start's and the end's tokens do not pair with each other (only
-//! asked when the start is the last square in question: a pairing that lets them finds
-//! captures more often).
+//! jumps stand there, so the start's and the end's tokens need not pair with each other. The
+//! searches let them (a pairing that does finds captures more often), and the start, left
+//! possible with no capture found to it, is asked once more with the two kept apart.
 //!
 //! A choice of jumps that pairs up is often a capture as it stands: when its jumps hang
 //! together from `start`, an Euler trail through them (Hierholzer's walk) takes every piece

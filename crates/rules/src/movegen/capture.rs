@@ -67,7 +67,7 @@ limit_set_by_tests!(fn targeted_budget() -> u64 = TARGETED_BUDGET; TARGETED_BUDG
 
 /// Jumps a targeted walk under deferred removal makes before it asks the pairing test which of
 /// the squares still open a capture can end on (`Search::ask_pairing`): most targeted walks end
-/// sooner, and the test costs as much as a few hundred jumps per matching.
+/// sooner, and the test costs as much as some 30 jumps per matching.
 const PAIRING_AFTER: u64 = 1 << 12;
 
 /// Matchings the pairing test may make the first time a walk asks it; each time it runs out, the
@@ -555,8 +555,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             let d = direction(victim, landing);
             // A capture that goes on straight is walked from the first square behind the
             // piece (the same jumps follow from any of them): its route says so too.
-            if d.is_some() && d == came {
-                self.path[i] = r.next[victim as usize][d.unwrap_or(0) as usize];
+            if let Some(d) = d.filter(|&d| Some(d) == came) {
+                self.path[i] = r.next[victim as usize][d as usize];
             }
             came = d;
         }

@@ -287,7 +287,7 @@ impl<B: Bits> Pairing<B> {
         for i in 0..count {
             for j in i + 1..count {
                 let (s, t) = (tokens[i], tokens[j]);
-                // The start and the end pair with each other only when `loose`.
+                // The start and the end pair with each other, but not at `STRICT`.
                 let apart = s.piece != t.piece || (s.piece == NONE && turn != STRICT);
                 if apart && !(s.squares & t.squares).is_empty() {
                     graph.add_edge(node(i), node(j), ());
@@ -456,10 +456,10 @@ impl<B: Bits> Pairs<B> {
             .collect();
         // Hierholzer's walk: from `start`, along unused jumps until stuck, then back. Each jump
         // is made the way it is taken first (where the rules allow one way only, that way).
-        let mut at: Vec<(u8, usize)> = Vec::with_capacity(2 * jumps.len());
+        let mut ends_at: Vec<(u8, usize)> = Vec::with_capacity(2 * jumps.len());
         for (j, &(_, _, squares)) in jumps.iter().enumerate() {
-            at.push((squares[0], j));
-            at.push((squares[1], j));
+            ends_at.push((squares[0], j));
+            ends_at.push((squares[1], j));
         }
         let mut used = vec![false; jumps.len()];
         // (square, the jump that came to it), and the trail backwards.
@@ -467,7 +467,7 @@ impl<B: Bits> Pairs<B> {
         let mut back: Vec<(u8, usize)> = Vec::with_capacity(jumps.len() + 1);
         while let Some(&(sq, came)) = stack.last() {
             // An unused jump the rules let the king make from `sq`.
-            let next = at
+            let next = ends_at
                 .iter()
                 .find(|&&(s, j)| {
                     let (_, line, squares) = jumps[j];
@@ -516,6 +516,24 @@ mod tests {
     use super::*;
     use crate::movegen::parity::JumpSpan;
 
+    /// The jumps over pieces (piece, squares on one side, squares on the other), each made
+    /// both ways.
+    fn both_ways(lines: &[(u8, u64, u64)]) -> Vec<(u8, u64, u64)> {
+        lines
+            .iter()
+            .flat_map(|&(victim, a, b)| [(victim, a, b), (victim, b, a)])
+            .collect()
+    }
+
+    /// A piece on square 7 jumped along three lines: 0 | 1, 2 | 3 and 1 | 2.
+    fn three_lines() -> Vec<(u8, u64, u64)> {
+        both_ways(&[
+            (7, 1 << 0, 1 << 1),
+            (7, 1 << 2, 1 << 3),
+            (7, 1 << 1, 1 << 2),
+        ])
+    }
+
     /// The squares of `ends` where a capture from `start` taking `pieces` may end, by parity
     /// and by pairing (with a budget that does not run out).
     fn by_both(jumps: &[(u8, u64, u64)], pieces: u64, start: u8, ends: u64) -> (u64, u64) {
@@ -526,18 +544,12 @@ mod tests {
         (span.possible_ends(start, ends), paired)
     }
 
-    /// A piece on square 7 jumped along three lines: 0 | 1, 2 | 3 and 1 | 2. From 0, taking it
-    /// ends on 1. Parity adds the three jumps' vectors, as if the piece were taken three times:
+    /// The piece of `three_lines`: from 0, taking it ends on 1. Parity adds the three jumps' vectors, as if the piece were taken three times:
     /// 0 + 1 + 2 + 3 + 1 + 2 (and the piece thrice) leaves 0 + 3, so it lets the capture end on
     /// 3 as well; one jump per piece does not.
     #[test]
     fn a_piece_is_taken_by_one_jump_not_three() {
-        let mut jumps: Vec<(u8, u64, u64)> = Vec::new();
-        for (a, b) in [(0, 1), (2, 3), (1, 2)] {
-            jumps.push((7, 1 << a, 1 << b));
-            jumps.push((7, 1 << b, 1 << a));
-        }
-        let (parity, paired) = by_both(&jumps, 1 << 7, 0, 0b0110_1110);
+        let (parity, paired) = by_both(&three_lines(), 1 << 7, 0, 0b0110_1110);
         assert_eq!(parity, (1 << 1) | (1 << 3));
         assert_eq!(paired, 1 << 1);
     }
@@ -547,11 +559,12 @@ mod tests {
     /// 7 on 3 | 5 leaves the ends 1 and 3 without a partner.
     #[test]
     fn the_ends_of_every_jump_pair_up() {
-        let mut jumps: Vec<(u8, u64, u64)> = Vec::new();
-        for (victim, a, b) in [(6, 0, 1), (6, 2, 3), (7, 1, 4), (7, 3, 5)] {
-            jumps.push((victim, 1 << a, 1 << b));
-            jumps.push((victim, 1 << b, 1 << a));
-        }
+        let jumps = both_ways(&[
+            (6, 1 << 0, 1 << 1),
+            (6, 1 << 2, 1 << 3),
+            (7, 1 << 1, 1 << 4),
+            (7, 1 << 3, 1 << 5),
+        ]);
         let (_, paired) = by_both(&jumps, (1 << 6) | (1 << 7), 0, 0b0011_1110);
         assert_eq!(paired, 1 << 4);
         // Taking only the piece on 7 from 1 ends on 4; from 3, on 5.
@@ -566,11 +579,7 @@ mod tests {
     #[test]
     fn a_run_of_squares_pairs_on_any_of_them() {
         // The piece on 7 between the runs {0, 1} and {2, 3}; the one on 6 between {3} and {0}.
-        let mut jumps = Vec::new();
-        for (victim, a, b) in [(7u8, 0b0011u64, 0b1100u64), (6, 0b1000, 0b0001)] {
-            jumps.push((victim, a, b));
-            jumps.push((victim, b, a));
-        }
+        let jumps = both_ways(&[(7, 0b0011, 0b1100), (6, 0b1000, 0b0001)]);
         // From 0: over 7 to 3 and over 6 back to 0, or over 6 to 3 and over 7 to 0 or 1.
         let (_, paired) = by_both(&jumps, (1 << 6) | (1 << 7), 0, 0b1111);
         assert_eq!(paired, 0b0011);
@@ -636,12 +645,7 @@ mod tests {
     /// A search that runs out of matchings keeps the squares it has not decided.
     #[test]
     fn the_squares_not_decided_are_kept() {
-        let mut jumps: Vec<(u8, u64, u64)> = Vec::new();
-        for (a, b) in [(0, 1), (2, 3), (1, 2)] {
-            jumps.push((7, 1 << a, 1 << b));
-            jumps.push((7, 1 << b, 1 << a));
-        }
-        let pairing = Pairing::new(8, &jumps);
+        let pairing = Pairing::new(8, &three_lines());
         let mut budget = 0;
         assert_eq!(
             pairing.possible_ends(1 << 7, 0, 0b1110, &mut budget),

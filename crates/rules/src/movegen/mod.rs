@@ -34,6 +34,7 @@ macro_rules! limit_set_by_tests {
 
 mod capture;
 mod layers;
+mod matching;
 mod memo;
 mod pairing;
 mod parity;

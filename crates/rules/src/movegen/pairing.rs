@@ -31,15 +31,17 @@
 //! need not find that capture, which is where it spends its time when every square is
 //! possible but some are found late.
 
-use petgraph::algo::maximum_matching;
-use petgraph::graph::{NodeIndex, UnGraph};
+use std::cell::RefCell;
 
 use crate::bitboard::Bits;
+use crate::movegen::matching::{Graph, Matcher};
 
 /// The jumps of one capturing king by piece, and the test over them.
 pub(crate) struct Pairing<B: Bits> {
     /// Per square of a piece: its lines of jumps.
     lines: Vec<Vec<Line<B>>>,
+    /// The matching's work space.
+    matcher: RefCell<Matcher>,
 }
 
 /// The jumps over one piece along one line: from either side to the other, where the rules
@@ -130,7 +132,10 @@ impl<B: Bits> Pairing<B> {
                 }
             }
         }
-        Pairing { lines }
+        Pairing {
+            lines,
+            matcher: RefCell::default(),
+        }
     }
 
     /// The squares of `ends` where a capture from `start` that takes exactly `pieces` may end,
@@ -276,23 +281,39 @@ impl<B: Bits> Pairing<B> {
             line: NONE,
             squares: ends,
         });
-        // Token `k` is node `node(k)`: another turn, another order.
+        // Token `k` is vertex `node(k)`: another turn, another order.
         let count = tokens.len();
         let shift = (turn % STRICT) * (count / (RETRIES + 1) + 1);
-        let node = |k: usize| NodeIndex::new((k + shift) % count);
-        let mut graph: UnGraph<(), ()> = UnGraph::with_capacity(count, count * 8);
-        for _ in 0..count {
-            graph.add_node(());
-        }
-        for i in 0..count {
-            for j in i + 1..count {
-                let (s, t) = (tokens[i], tokens[j]);
-                // The start and the end pair with each other, but not at `STRICT`.
-                let apart = s.piece != t.piece || (s.piece == NONE && turn != STRICT);
-                if apart && !(s.squares & t.squares).is_empty() {
-                    graph.add_edge(node(i), node(j), ());
-                }
+        let node = |k: usize| (k + shift) % count;
+        let mut graph = Graph::new(count);
+        let words = graph.words();
+        // Per square, the tokens that may stand on it; per piece, its tokens (who never pair
+        // with each other).
+        let mut on_square = vec![0u64; self.lines.len() * words];
+        let mut of_piece = vec![0u64; pieces.len() * words];
+        for (k, t) in tokens.iter().enumerate() {
+            let v = node(k);
+            for sq in t.squares.squares() {
+                on_square[sq as usize * words + v / 64] |= 1 << (v % 64);
             }
+            if t.piece != NONE {
+                of_piece[t.piece * words + v / 64] |= 1 << (v % 64);
+            }
+        }
+        for (k, t) in tokens.iter().enumerate() {
+            let v = node(k);
+            for sq in t.squares.squares() {
+                graph.add_row(v, &on_square[sq as usize * words..][..words]);
+            }
+            if t.piece != NONE {
+                graph.remove_row(v, &of_piece[t.piece * words..][..words]);
+            }
+        }
+        graph.remove_edge(node(start_token), node(start_token));
+        graph.remove_edge(node(end_token), node(end_token));
+        // The start and the end pair with each other, but not at `STRICT`.
+        if turn == STRICT {
+            graph.remove_edge(node(start_token), node(end_token));
         }
         // A stand-in of side `side` (0 or 1) stands for a token of that side of any line of
         // its piece: the tokens of one line are pushed side by side from `first`.
@@ -300,19 +321,21 @@ impl<B: Bits> Pairing<B> {
             let piece = tokens[stand_in].piece;
             let mut k = first_of_side;
             while k < tokens.len() && tokens[k].piece == piece && tokens[k].line != NONE {
-                graph.add_edge(node(stand_in), node(k), ());
+                graph.add_edge(node(stand_in), node(k));
                 k += 2;
             }
         }
-        let matching = maximum_matching(&graph);
-        if !matching.is_perfect() {
+        if !self.matcher.borrow_mut().perfect(&graph) {
             return Found::Nowhere;
         }
-        let mate = |k: usize| {
-            matching
-                .mate(node(k))
-                .map_or(NONE, |n| (n.index() + count - shift % count) % count)
+        // Per token, the token it is matched to (taken out: the branches below match again).
+        let mates: Vec<usize> = {
+            let matcher = self.matcher.borrow();
+            (0..count)
+                .map(|k| (matcher.mate(node(k)) + count - shift % count) % count)
+                .collect()
         };
+        let mate = |k: usize| mates[k];
         // The first piece whose two tokens stand on different lines.
         let mut mixed = None;
         for (i, _) in pieces

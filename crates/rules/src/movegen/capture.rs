@@ -12,7 +12,8 @@
 //!   victim was a king under halt rule II). From the second jump on, where two routes can first
 //!   meet, each such state is expanded once (`memo`).
 //! * Under the majority rule the most valuable capture is found first, by a walk that stops as
-//!   soon as a capture is worth all that the king can reach; the listing walk then leaves every
+//!   soon as a capture is worth all that the king can reach (under deferred removal the
+//!   pairing test below is asked first for such a capture); the listing walk then leaves every
 //!   state whose reachable pieces cannot make up that value (`reach`; for kings that make short
 //!   leaps, the tighter parity bound on trails, `trail`).
 //! * When that maximum is all a king can reach, every legal capture of that king takes the same
@@ -210,6 +211,21 @@ impl<B: Bits> Target<B> {
             None => B::ZERO,
         };
     }
+}
+
+/// Whether a capture the pairing test builds for a king of player `us` (each piece taken by
+/// one jump of the jump graph, the jumps in one trail) is legal as it is: under deferred
+/// removal, no halt rule pins its last landing and no direction takes kings on the first jump
+/// only (the jump graph has those jumps at any point). Every landing but the last goes on, and
+/// after the last nothing is left within reach, so the completion rule holds; the 180° rule
+/// forbids no jump of it (going back, the king meets the piece it has just taken).
+fn pairing_captures_are_legal<B: Bits>(rules: &Rules<B>, us: usize) -> bool {
+    !rules.removal_changes_captures()
+        && rules.halt == HaltRule::None
+        && !rules.king_captures[us]
+            .as_slice()
+            .iter()
+            .any(|&d| rules.kings_only[d as usize])
 }
 
 /// The last jumps of a capture that takes every piece of `needed` and lands on `end`, when
@@ -502,20 +518,10 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         (settled.possible & open_ends).is_empty()
     }
 
-    /// Whether a capture made of jumps of the jump graph, each piece taken once, is legal as
-    /// it is: no halt rule pins its last landing, and no direction takes kings on the first
-    /// jump only (the jump graph has those jumps at any point). Every landing but the last
-    /// goes on, and after the last nothing is left within reach, so the completion rule holds;
-    /// under deferred removal the 180° rule forbids no jump of it (going back, the king meets
-    /// the piece it has just taken).
+    /// Whether the captures the pairing test builds are handed to the sink as they are (see
+    /// `pairing_captures_are_legal`; a route filter wants them walked).
     fn witnesses_are_captures(&self) -> bool {
-        let r = self.rules;
-        !FILTER
-            && r.halt == HaltRule::None
-            && !r.king_captures[self.us]
-                .as_slice()
-                .iter()
-                .any(|&d| r.kings_only[d as usize])
+        !FILTER && pairing_captures_are_legal(self.rules, self.us)
     }
 
     /// Hands a capture the pairing test found to the sink, as `emit` does a walked one: the
@@ -1398,6 +1404,14 @@ fn majority_maximum<B: Bits>(
     jumps: &mut u64,
 ) -> Maximum {
     let ceiling = capturers.iter().map(|c| c.reach.value).max().unwrap_or(0);
+    let whole = capturers
+        .iter()
+        .filter(|c| c.king && c.reach.value == ceiling);
+    for c in whole {
+        if takes_all_it_reaches(rules, pos, c) {
+            return Maximum::Exact(ceiling);
+        }
+    }
     let mut sink = MaxSink { best: 0, ceiling };
     let mut order: Vec<&Capturer<B>> = capturers.iter().collect();
     order.sort_by_key(|c| std::cmp::Reverse(c.reach.value));
@@ -1429,6 +1443,39 @@ fn majority_maximum<B: Bits>(
     } else {
         Maximum::Exact(sink.best)
     }
+}
+
+/// Matchings the pairing test may make, before the search for the majority rule's maximum, to
+/// find a capture of all that a king can reach: that search may walk tens of thousands of
+/// jumps before it finds one, or give up (universal seed 23: 32,768 jumps, then the search by
+/// levels; the pairing test finds one within 128 matchings).
+const WHOLE_REACH_PAIRING_BUDGET: u32 = 128;
+
+// Tests turn it off to see the search for the maximum give up.
+limit_set_by_tests!(fn whole_reach_pairing_budget() -> u32 = WHOLE_REACH_PAIRING_BUDGET; WHOLE_REACH_BUDGET_IN_TESTS);
+
+/// Whether the pairing test finds a legal capture of the king `c` that takes every piece it
+/// can reach (then no capture of it is worth more).
+fn takes_all_it_reaches<B: Bits>(rules: &Rules<B>, pos: &Position<B>, c: &Capturer<B>) -> bool {
+    let us = pos.side.index();
+    let mut budget = whole_reach_pairing_budget();
+    if budget == 0 || !pairing_captures_are_legal(rules, us) {
+        return false;
+    }
+    let start = start(pos, c.sq);
+    let enemy = start.capturable;
+    let graph = JumpGraph::new(rules, us, start.occupied, enemy, enemy & pos.kings);
+    let pairing = Pairing::new(rules.next.len(), graph.jumps());
+    let found = pairing.capture(c.reach.pieces, c.sq, c.reach.landings, &mut budget);
+    #[cfg(test)]
+    WHOLE_REACH_IN_TESTS.with(|w| w.set(w.get() + u64::from(found.is_some())));
+    found.is_some()
+}
+
+// Tests count the maxima it settles.
+#[cfg(test)]
+thread_local! {
+    static WHOLE_REACH_IN_TESTS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// At most this many pieces within a king's reach that the search by levels and the listing
@@ -2149,6 +2196,42 @@ mod tests {
         );
     }
 
+    /// Positions of the variants whose captures the pairing test builds (deferred removal or
+    /// short leaps, the majority rule, no halt rule): where it finds a capture of all that a
+    /// king can reach before the search for the maximum, the maximum it gives is the
+    /// enumerating walk's, and so are the moves listed from it.
+    #[test]
+    fn a_capture_of_a_whole_reach_found_by_pairing_is_the_maximum() {
+        let variants: Vec<Rules<u128>> = deferred_majority()
+            .into_iter()
+            .filter(|r| pairing_captures_are_legal(r, 0) && pairing_captures_are_legal(r, 1))
+            .collect();
+        let (mut settled, mut positions) = (0, 0);
+        for case in cases(&variants, 2000, 0x94D0_49BB_1331_11EB, |seed| {
+            8 + seed as usize % 14
+        }) {
+            let (seed, rules, pos) = (case.seed, case.rules, &case.pos);
+            let id = &rules.variant().id;
+            let capturers = capturers(rules, pos, case.capturing);
+            positions += 1;
+            let before = WHOLE_REACH_IN_TESTS.with(|w| w.get());
+            let maximum = majority_maximum(rules, pos, &capturers, Until::NEVER, &mut 0);
+            if WHOLE_REACH_IN_TESTS.with(|w| w.get()) == before {
+                continue;
+            }
+            settled += 1;
+            let Maximum::Exact(max) = maximum else {
+                panic!("{id} {seed}: a capture of a whole reach leaves the maximum open");
+            };
+            assert_eq!(max, case.max, "{id} {seed}: the maximum");
+            assert_lists_expected(&listed(&case, &capturers, maximum), &case, "the listing");
+        }
+        assert!(
+            settled >= 100,
+            "maxima settled by pairing: {settled} of {positions} positions"
+        );
+    }
+
     /// Positions whose search for the maximum gives up (its budget and the plain walk's cut to
     /// a few jumps), in the variants where the search by levels is possible, so that it and the
     /// listing take turns; with a first
@@ -2160,6 +2243,8 @@ mod tests {
         PLAIN_WALK_BUDGET_IN_TESTS.with(|b| b.set(4));
         MAXIMUM_BUDGET_IN_TESTS.with(|b| b.set(32));
         LEVELS_BUDGET_IN_TESTS.with(|b| b.set(1));
+        // The search for the maximum must give up: no capture of a whole reach found first.
+        WHOLE_REACH_BUDGET_IN_TESTS.with(|b| b.set(0));
         // Where the search by levels is possible.
         let variants = deferred_majority();
         let merged = Walk {
@@ -2221,6 +2306,7 @@ mod tests {
         PLAIN_WALK_BUDGET_IN_TESTS.with(|b| b.set(PLAIN_WALK_BUDGET));
         MAXIMUM_BUDGET_IN_TESTS.with(|b| b.set(MAXIMUM_BUDGET));
         LEVELS_BUDGET_IN_TESTS.with(|b| b.set(FIRST_LEVELS_BUDGET));
+        WHOLE_REACH_BUDGET_IN_TESTS.with(|b| b.set(WHOLE_REACH_PAIRING_BUDGET));
         assert!(
             taken_again >= 100,
             "positions with a second turn: {taken_again}"

@@ -217,6 +217,36 @@ impl<B: Bits> Pairing<B> {
         settled
     }
 
+    /// A capture from `start` that takes exactly `pieces` and ends on a square of `ends`, if a
+    /// pairing found within `budget` matchings is one: `settle` that stops at the first.
+    pub fn capture(&self, pieces: B, start: u8, ends: B, budget: &mut u32) -> Option<Witness> {
+        let pieces: Vec<u8> = pieces.squares().collect();
+        let mut chosen = vec![NONE; pieces.len()];
+        let mut left = ends;
+        while !left.is_empty() {
+            let Found::EndsOn(pairs) = self.search(&pieces, &mut chosen, start, left, budget, 0)
+            else {
+                return None;
+            };
+            left &= !pairs.ends;
+            let trail = |pairs: &Pairs<B>| pairs.ends.squares().find_map(|e| pairs.trail(start, e));
+            if let Some(witness) = trail(&pairs) {
+                return Some(witness);
+            }
+            for turn in 1..=RETRIES {
+                match self.search(&pieces, &mut chosen, start, pairs.ends, budget, turn) {
+                    Found::EndsOn(again) => {
+                        if let Some(witness) = trail(&again) {
+                            return Some(witness);
+                        }
+                    }
+                    _ => break,
+                }
+            }
+        }
+        None
+    }
+
     /// Whether the tokens of `pieces` (each on the line `chosen`, or any) pair up with an end on
     /// `ends`: branch and bound over the lines of pieces whose tokens the matching took from
     /// two lines. `turn` puts the tokens in another order (another matching), and at `STRICT`

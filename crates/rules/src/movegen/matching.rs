@@ -3,7 +3,8 @@
 //! vertex's neighbours are a row of bits, the work space is kept between searches, and a search
 //! ends at the first vertex no augmenting path reaches. (With petgraph's `maximum_matching`,
 //! which builds a graph of nodes and edges and finds a maximum matching whatever it is, the
-//! matchings took 72 % of the time of the audit's row with b4; docs/performance.md.)
+//! matchings and the graphs built for them took 72 % of the time of the audit's row with b4;
+//! docs/performance.md.)
 
 const NONE: u32 = u32::MAX;
 

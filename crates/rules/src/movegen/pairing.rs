@@ -366,23 +366,29 @@ impl<B: Bits> Pairing<B> {
                 .collect()
         };
         let mate = |k: usize| mates[k];
-        // The first piece whose two tokens stand on different lines.
+        // The first piece whose two tokens stand on different lines. A piece's tokens are
+        // pushed side by side, and stand-ins are the only tokens of its piece a token can be
+        // matched to.
         let mut mixed = None;
-        for (i, _) in pieces
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| chosen[i] == NONE)
-        {
-            let outside: Vec<usize> = (0..tokens.len())
-                .filter(|&k| {
-                    // Stand-ins are the only tokens of its piece it can be matched to.
-                    tokens[k].piece == i && tokens[k].line != NONE && tokens[mate(k)].piece != i
-                })
-                .map(|k| tokens[k].line)
-                .collect();
-            if outside.len() == 2 && outside[0] != outside[1] {
-                mixed = Some((i, outside));
-                break;
+        let mut k = 0;
+        while k < count && tokens[k].piece != NONE {
+            let i = tokens[k].piece;
+            let first = k;
+            while k < count && tokens[k].piece == i {
+                k += 1;
+            }
+            if chosen[i] != NONE {
+                continue;
+            }
+            let mut outside = (first..k)
+                .filter(|&t| tokens[t].line != NONE && tokens[mate(t)].piece != i)
+                .map(|t| tokens[t].line);
+            let (a, b) = (outside.next(), outside.next());
+            if let (Some(a), Some(b), None) = (a, b, outside.next()) {
+                if a != b {
+                    mixed = Some((i, vec![a, b]));
+                    break;
+                }
             }
         }
         let Some((i, tried)) = mixed else {

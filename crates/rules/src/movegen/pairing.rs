@@ -157,6 +157,28 @@ impl<B: Bits> Pairing<B> {
         budget: &mut u32,
         witnesses: bool,
     ) -> Settled<B> {
+        self.settle_until(pieces, start, ends, budget, witnesses, false)
+    }
+
+    /// A capture from `start` that takes exactly `pieces` and ends on a square of `ends`, if a
+    /// pairing found within `budget` matchings is one: `settle` that stops at the first.
+    pub fn capture(&self, pieces: B, start: u8, ends: B, budget: &mut u32) -> Option<Witness> {
+        self.settle_until(pieces, start, ends, budget, true, true)
+            .witnesses
+            .pop()
+    }
+
+    /// `settle`, which with `first` returns as soon as it has a capture (and then does not
+    /// ask about the start).
+    fn settle_until(
+        &self,
+        pieces: B,
+        start: u8,
+        ends: B,
+        budget: &mut u32,
+        witnesses: bool,
+        first: bool,
+    ) -> Settled<B> {
         let pieces: Vec<u8> = pieces.squares().collect();
         let mut chosen = vec![NONE; pieces.len()];
         let mut settled = Settled {
@@ -181,6 +203,9 @@ impl<B: Bits> Pairing<B> {
                             Some(witness) => settled.witnesses.push(witness),
                             None => bare |= B::bit(end),
                         }
+                        if first && !settled.witnesses.is_empty() {
+                            return settled;
+                        }
                     }
                     for turn in 1..=RETRIES {
                         if bare.is_empty() {
@@ -195,6 +220,9 @@ impl<B: Bits> Pairing<B> {
                             if let Some(witness) = pairs.trail(start, end) {
                                 settled.witnesses.push(witness);
                                 bare &= !B::bit(end);
+                                if first {
+                                    return settled;
+                                }
                             }
                         }
                     }
@@ -206,6 +234,9 @@ impl<B: Bits> Pairing<B> {
                 }
             }
         }
+        if first {
+            return settled;
+        }
         let back = B::bit(start);
         let witnessed = settled.witnesses.iter().any(|w| w.end == start);
         if settled.possible.has(start) && !witnessed {
@@ -215,36 +246,6 @@ impl<B: Bits> Pairing<B> {
             }
         }
         settled
-    }
-
-    /// A capture from `start` that takes exactly `pieces` and ends on a square of `ends`, if a
-    /// pairing found within `budget` matchings is one: `settle` that stops at the first.
-    pub fn capture(&self, pieces: B, start: u8, ends: B, budget: &mut u32) -> Option<Witness> {
-        let pieces: Vec<u8> = pieces.squares().collect();
-        let mut chosen = vec![NONE; pieces.len()];
-        let mut left = ends;
-        while !left.is_empty() {
-            let Found::EndsOn(pairs) = self.search(&pieces, &mut chosen, start, left, budget, 0)
-            else {
-                return None;
-            };
-            left &= !pairs.ends;
-            let trail = |pairs: &Pairs<B>| pairs.ends.squares().find_map(|e| pairs.trail(start, e));
-            if let Some(witness) = trail(&pairs) {
-                return Some(witness);
-            }
-            for turn in 1..=RETRIES {
-                match self.search(&pieces, &mut chosen, start, pairs.ends, budget, turn) {
-                    Found::EndsOn(again) => {
-                        if let Some(witness) = trail(&again) {
-                            return Some(witness);
-                        }
-                    }
-                    _ => break,
-                }
-            }
-        }
-        None
     }
 
     /// Whether the tokens of `pieces` (each on the line `chosen`, or any) pair up with an end on

@@ -104,6 +104,13 @@ impl<B: Bits> Memo<B> {
         }
     }
 
+    /// Ends expanding a state without remembering it: its walk was cut short (a budget), so
+    /// what it found is not all it leads to, and a walk resumed later must expand it again.
+    pub fn abandon(&mut self, mark: usize) {
+        self.open -= 1;
+        self.log.truncate(mark);
+    }
+
     /// Ends expanding the state `key`. With `counts`, its outcomes (logged since `mark`) are
     /// merged (one per move, sequences added) and only the most valuable are kept: under the
     /// majority rule a lesser one can never be played after any route to this state.

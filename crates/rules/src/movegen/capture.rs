@@ -638,7 +638,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// ends still open) the layered walk settles, unless it has listed at least half its ends
     /// by then: such captures are many, and it goes on where it left off, in turns that grow,
     /// up to `MOST_TARGETED_JUMPS` (Babylonian C's worst rows: 7 million jumps of the layered
-    /// walk, 0.17 to 0.34 million of the targeted one). Other captures go layered. Returns false
+    /// walk, 0.17 to 0.38 million of the targeted one). Other captures go layered. Returns false
     /// if stopped.
     fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();

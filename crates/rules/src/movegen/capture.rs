@@ -26,6 +26,8 @@
 //!   where such a capture cannot end, from the start and from every state; a walk that runs
 //!   long asks a stronger test, a matching that takes each piece by exactly one jump
 //!   (`pairing`), which of the squares still open no capture can end on.
+//!   Under immediate removal a flying king's listing is a dive instead (`layers::dive`): depth
+//!   first over the layered walk's nodes, every square a jump lands on expanded at once.
 //! * When a king can reach more than the maximum by a few pieces of equal value (deferred
 //!   removal), each legal capture of it leaves some of those pieces out: for each such set the
 //!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
@@ -40,7 +42,7 @@
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
 use crate::bitboard::Bits;
-use crate::movegen::layers::{self, Aim, Layered};
+use crate::movegen::layers::{self, Aim, Dived, Layered, Layers};
 use crate::movegen::memo::{Key, Memo, Outcome};
 use crate::movegen::pairing::{Pairing, Witness};
 use crate::movegen::parity::JumpSpan;
@@ -60,7 +62,7 @@ pub(crate) const MAX_JUMPS: usize = 128;
 const MERGE_FROM_JUMPS: u32 = 2;
 
 /// Jumps a targeted walk under immediate removal may make before the layered walk settles the
-/// ends it left open (see `walk_layered`).
+/// ends it left open (see `walk_layered`), and a dive's first turn (see `Search::dive`).
 const TARGETED_BUDGET: u64 = 1 << 15;
 
 // Tests set a small budget to see the layered walk take over from the targeted one.
@@ -79,6 +81,9 @@ const OPEN_ENDS_WEIGHT: u32 = 2;
 
 // Tests set 0 to see targeted walks taken up again many times.
 limit_set_by_tests!(fn open_ends_weight() -> u32 = OPEN_ENDS_WEIGHT; OPEN_ENDS_WEIGHT_IN_TESTS);
+
+/// Each turn of a dive may make this many times the jumps of the last (see `Search::dive`).
+const DIVE_GROWTH: u64 = 2;
 
 /// Jumps a targeted walk under deferred removal makes before it asks the pairing test which of
 /// the squares still open a capture can end on (`Search::ask_pairing`): most targeted walks end
@@ -109,6 +114,22 @@ limit_set_by_tests!(fn pairing_depth() -> u32 = PAIRING_DEPTH; PAIRING_DEPTH_IN_
 
 /// Matchings the pairing test may make at one state.
 const STATE_PAIRING_BUDGET: u32 = 16;
+
+// Tests count the dives: those that list every end or show that none is left, those that hand
+// over to the layered walk, and those that go on alone.
+#[cfg(test)]
+thread_local! {
+    static DIVES_IN_TESTS: std::cell::Cell<[u64; 3]> = const { std::cell::Cell::new([0; 3]) };
+}
+
+#[cfg(test)]
+fn count_dive(outcome: usize) {
+    DIVES_IN_TESTS.with(|d| {
+        let mut counts = d.get();
+        counts[outcome] += 1;
+        d.set(counts);
+    });
+}
 
 // Tests count the captures the pairing test hands over.
 #[cfg(test)]
@@ -202,23 +223,26 @@ impl<B: Bits> Target<B> {
         }
     }
 
+    /// What the layered walk and the dive aim at.
+    fn aim(&self) -> Aim<B> {
+        Aim {
+            needed: self.needed,
+            open_ends: self.open_ends,
+            last: self.last,
+            before_last: self.before_last.clone(),
+        }
+    }
+
     /// Brings what depends on the open ends up to date.
     fn ends_changed(&mut self, rules: &Rules<B>, us: usize, graph: Option<&JumpGraph<B>>) {
-        let (needed, blocked) = (self.needed, self.blocked);
-        self.last = B::ZERO;
-        self.before_last.clear();
-        self.before_last.resize(rules.next.len(), B::ZERO);
-        for end in self.open_ends.squares() {
-            last_jumps(rules, us, end, needed, blocked, |victim, from| {
-                self.last |= B::bit(victim);
-                // The jump before lands on `from`, the last victim still on the board.
-                let others = needed & !B::bit(victim);
-                let stands = blocked | B::bit(victim);
-                last_jumps(rules, us, from, others, stands, |before, _| {
-                    self.before_last[victim as usize] |= B::bit(before);
-                });
-            });
-        }
+        self.last = last_pieces(
+            rules,
+            us,
+            self.open_ends,
+            self.needed,
+            self.blocked,
+            &mut self.before_last,
+        );
         self.saved = match graph {
             Some(graph) => self
                 .needed
@@ -228,6 +252,34 @@ impl<B: Bits> Target<B> {
             None => B::ZERO,
         };
     }
+}
+
+/// The pieces a capture that takes every piece of `needed` could take last to end on one of
+/// `open_ends` (see `last_jumps`; `blocked` stands on the board at its last jump), and per such
+/// piece (in `before_last`, by square) those it could take just before it.
+fn last_pieces<B: Bits>(
+    rules: &Rules<B>,
+    us: usize,
+    open_ends: B,
+    needed: B,
+    blocked: B,
+    before_last: &mut Vec<B>,
+) -> B {
+    let mut last = B::ZERO;
+    before_last.clear();
+    before_last.resize(rules.next.len(), B::ZERO);
+    for end in open_ends.squares() {
+        last_jumps(rules, us, end, needed, blocked, |victim, from| {
+            last |= B::bit(victim);
+            // The jump before lands on `from`, the last victim still on the board.
+            let others = needed & !B::bit(victim);
+            let stands = blocked | B::bit(victim);
+            last_jumps(rules, us, from, others, stands, |before, _| {
+                before_last[victim as usize] |= B::bit(before);
+            });
+        });
+    }
+    last
 }
 
 /// Whether a capture the pairing test builds for a king of player `us` (each piece taken by
@@ -634,12 +686,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// reach, the targeted walk goes first: it stops once every square they may end on is
     /// listed, often within a few thousand jumps. Under deferred removal it goes on to the end
     /// (the jump graph and parity cut it short where the layered walk would walk far more).
-    /// Under immediate removal, what it has not settled within `TARGETED_BUDGET` jumps (the
-    /// ends still open) the layered walk settles, unless it has listed at least half its ends
-    /// by then: such captures are many, and it goes on where it left off, in turns that grow,
-    /// up to `MOST_TARGETED_JUMPS` (Babylonian C's worst rows: 7 million jumps of the layered
-    /// walk, 0.17 to 0.38 million of the targeted one). Other captures go layered. Returns false
-    /// if stopped.
+    /// Under immediate removal a flying king's captures are listed by a dive (`Search::dive`),
+    /// unless the sink wants routes: then what the targeted walk has not settled within
+    /// `TARGETED_BUDGET` jumps (the ends still open) the layered walk settles, unless it has
+    /// listed at least half its ends by then: such captures are many, and it goes on where it
+    /// left off, in turns that grow, up to `MOST_TARGETED_JUMPS` (Babylonian C's worst rows: 7
+    /// million jumps of the layered walk, 0.17 to 0.38 million of the targeted one). Other
+    /// captures go layered. Returns false if stopped.
     fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();
         let targeted = piece.king && floor > 0 && piece.reach.value == floor;
@@ -649,6 +702,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         if !self.rules.removal_changes_captures() {
             self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
             return !self.stopped;
+        }
+        if layers::dive_serves::<B, S>(self.rules) {
+            return self.dive(pos, piece, floor);
         }
         let budget = self.budget;
         let begun = self.visits;
@@ -685,25 +741,10 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         floor: u32,
         target: Option<Target<B>>,
     ) -> bool {
-        let aim = target.as_ref().map(|t| Aim {
-            needed: t.needed,
-            open_ends: t.open_ends,
-            last: t.last,
-            before_last: &t.before_last,
-        });
-        let layered = layers::walk_piece(
-            self.rules,
-            pos,
-            piece.sq,
-            piece.king,
-            floor,
-            aim,
-            self.sink,
-            self.stop,
-            self.budget.saturating_sub(self.visits),
-            &mut self.visits,
-        );
-        match layered {
+        let aim = target.as_ref().map(Target::aim);
+        let mut layers = Layers::new(self.rules, pos, piece.sq, piece.king, floor, aim);
+        let budget = self.budget.saturating_sub(self.visits);
+        match layers.resume(self.sink, self.stop, budget, &mut self.visits) {
             // The caller sees the budget overrun.
             Layered::Done | Layered::OverBudget => true,
             Layered::Stopped => {
@@ -720,6 +761,75 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 );
                 !self.stopped
             }
+        }
+    }
+
+    /// Lists the captures of the king `piece` that take all it can reach, worth `floor`, under
+    /// immediate removal: a dive (depth first, every square a jump lands on at once: see
+    /// `layers::Dive`) in turns that grow, while each turn lists some end not listed before.
+    /// After a turn that lists none, what is left is most often to show that no capture ends
+    /// on the ends still open, which the layered walk does at some half the dive's cost a jump
+    /// (it expands each node once, with all its squares), aimed at those ends. Returns false if
+    /// stopped.
+    fn dive(&mut self, pos: &Position<B>, piece: &Capturer<B>, floor: u32) -> bool {
+        let mut target = Target::new(self.rules, &piece.reach, floor, start(pos, piece.sq));
+        target.ends_changed(self.rules, self.us, None);
+        let (rules, us, blocked) = (self.rules, self.us, target.blocked);
+        let refresh = |aim: &mut Aim<B>| {
+            aim.last = last_pieces(
+                rules,
+                us,
+                aim.open_ends,
+                aim.needed,
+                blocked,
+                &mut aim.before_last,
+            );
+        };
+        let aim = target.aim();
+        let mut dive = layers::Dive::new(rules, pos, piece.sq, floor, aim);
+        let budget = self.budget;
+        let mut turn = targeted_budget();
+        let mut alone = false;
+        loop {
+            let open = dive.aim().map_or(0, |aim| aim.open_ends.count());
+            let share = if alone { NO_BUDGET } else { turn };
+            let share = share.min(budget.saturating_sub(self.visits));
+            match dive.resume(self.sink, self.stop, share, &mut self.visits, refresh) {
+                Dived::Done => {
+                    #[cfg(test)]
+                    count_dive(if alone { 2 } else { 0 });
+                    return true;
+                }
+                Dived::Stopped => {
+                    self.stopped = true;
+                    return false;
+                }
+                // Over the walk's own budget, the caller sees it.
+                Dived::OverBudget if self.over_budget() || alone => return true,
+                Dived::OverBudget => {}
+            }
+            let Some(aim) = dive.aim() else {
+                return true;
+            };
+            if aim.open_ends.count() == open {
+                // A turn without a new end: what is left is to show that none can be reached.
+                #[cfg(test)]
+                count_dive(1);
+                let aim = Some(aim.clone());
+                let mut layers = Layers::new(rules, pos, piece.sq, true, floor, aim);
+                let share = budget.saturating_sub(self.visits);
+                match layers.resume(self.sink, self.stop, share, &mut self.visits) {
+                    // The caller sees the budget overrun.
+                    Layered::Done | Layered::OverBudget => return true,
+                    Layered::Stopped => {
+                        self.stopped = true;
+                        return false;
+                    }
+                    // The dive goes on alone, its memory bounded by forgetting.
+                    Layered::TooBig => alone = true,
+                }
+            }
+            turn = turn.saturating_mul(DIVE_GROWTH);
         }
     }
 
@@ -2002,6 +2112,27 @@ mod tests {
         list
     }
 
+    fn listed_with_routes(
+        case: &Case,
+        capturers: &[Capturer<u128>],
+        maximum: Maximum,
+    ) -> Vec<Move<u128>> {
+        let mut sink = DetailSink {
+            list: Vec::new(),
+            best: 0,
+            merge: true,
+            listed: Default::default(),
+        };
+        let walk = Walk {
+            merge: true,
+            ..Walk::default()
+        };
+        merged_captures::<_, _, false>(
+            case.rules, &case.pos, &mut sink, walk, capturers, maximum, NO_BUDGET, &mut 0,
+        );
+        sink.list.iter().map(|d| d.mv).collect()
+    }
+
     /// Asserts that `list` holds each of the case's moves once and nothing else.
     fn assert_lists_expected(list: &[Move<u128>], case: &Case, what: &str) {
         let got: HashSet<Move<u128>> = list.iter().copied().collect();
@@ -2024,16 +2155,27 @@ mod tests {
         }) {
             let (seed, rules, max) = (case.seed, case.rules, case.max);
             // Every other position with a targeted walk that hands over to the layered walk
-            // after a few jumps (under immediate removal), and one in four with layered walks
-            // too big after a few arrivals, given back to the merged walk.
+            // after a few jumps, or a dive that takes turns of a few jumps (under immediate
+            // removal), and one in four with layered walks too big after a few arrivals, given
+            // back to the merged walk or the dive.
             let budget = if seed % 2 == 0 { TARGETED_BUDGET } else { 4 };
             TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
             // And one in four with a targeted walk taken up again after 4, 16, 64... jumps
-            // (what it expanded to the end is remembered, not what it left half-way).
+            // (what it expanded to the end is remembered, not what it left half-way), and a
+            // dive whose budget is looked at every jump.
             let weight = if seed % 4 == 1 { 0 } else { OPEN_ENDS_WEIGHT };
             OPEN_ENDS_WEIGHT_IN_TESTS.with(|w| w.set(weight));
+            let check = if seed % 4 == 1 {
+                1
+            } else {
+                layers::STOP_CHECK_EVERY
+            };
+            layers::STOP_CHECK_IN_TESTS.with(|c| c.set(check));
             let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
             crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
+            // One dive in three forgets what it expanded after a few nodes.
+            let nodes = if seed % 3 == 2 { 4 } else { usize::MAX };
+            layers::dive::MOST_NODES_IN_TESTS.with(|m| m.set(nodes));
             // One position in three asks the pairing test at the first state (deferred
             // removal): the ends it takes from the walk must be none a capture ends on.
             let pairing = if seed % 3 == 1 { 0 } else { PAIRING_AFTER };
@@ -2048,10 +2190,19 @@ mod tests {
             }
             let list = listed(&case, &capturers, Maximum::Exact(max));
             assert_lists_expected(&list, &case, "the listing");
+            // A list with routes has no dive (under immediate removal, the targeted walk).
+            let list = listed_with_routes(&case, &capturers, Maximum::Exact(max));
+            assert_lists_expected(&list, &case, "the listing with routes");
         }
         assert!(
             targeted.iter().all(|&n| n >= 100),
             "targeted walks (deferred, immediate removal): {targeted:?}"
+        );
+        // Dives that list every end, that hand over to the layered walk, and that go on alone.
+        let dives = DIVES_IN_TESTS.with(|d| d.get());
+        assert!(
+            dives[0] >= 50 && dives[1] >= 20 && dives[2] >= 3,
+            "dives (done, handed over, alone): {dives:?}"
         );
     }
 

@@ -61,26 +61,11 @@ pub(crate) const MAX_JUMPS: usize = 128;
 /// States after this many jumps are merged: after one jump a state is reached by one route only.
 const MERGE_FROM_JUMPS: u32 = 2;
 
-/// Jumps a targeted walk under immediate removal may make before the layered walk settles the
-/// ends it left open (see `walk_layered`), and a dive's first turn (see `Search::dive`).
-const TARGETED_BUDGET: u64 = 1 << 15;
+/// Jumps of a dive's first turn (see `Search::dive`).
+const FIRST_DIVE_TURN: u64 = 1 << 15;
 
-// Tests set a small budget to see the layered walk take over from the targeted one.
-limit_set_by_tests!(fn targeted_budget() -> u64 = TARGETED_BUDGET; TARGETED_BUDGET_IN_TESTS);
-
-/// The most jumps a targeted walk under immediate removal that has listed many of its ends
-/// makes before the layered walk settles the ends it left open (see `walk_layered`). With
-/// 2^20 Greek IV's worst set-up row fell from 3.7 million jumps to 0.57 million, but other
-/// rows took up to three times as long: a jump of the targeted walk costs some three of the
-/// layered walk's (docs/performance.md, nineteenth session).
-const MOST_TARGETED_JUMPS: u64 = 1 << 19;
-
-/// A targeted walk under immediate removal goes on past `TARGETED_BUDGET` when the squares
-/// still open, counted this many times, are no more than those it began with.
-const OPEN_ENDS_WEIGHT: u32 = 2;
-
-// Tests set 0 to see targeted walks taken up again many times.
-limit_set_by_tests!(fn open_ends_weight() -> u32 = OPEN_ENDS_WEIGHT; OPEN_ENDS_WEIGHT_IN_TESTS);
+// Tests set a small turn to see dives taken up again and handing over to the layered walk.
+limit_set_by_tests!(fn first_dive_turn() -> u64 = FIRST_DIVE_TURN; FIRST_DIVE_TURN_IN_TESTS);
 
 /// Each turn of a dive may make this many times the jumps of the last (see `Search::dive`).
 const DIVE_GROWTH: u64 = 2;
@@ -199,8 +184,6 @@ struct Target<B: Bits> {
     /// such piece, those it could take just before it.
     last: B,
     before_last: Vec<B>,
-    /// How many squares were open when the walk began.
-    began_open: u32,
 }
 
 impl<B: Bits> Target<B> {
@@ -219,7 +202,6 @@ impl<B: Bits> Target<B> {
             },
             last: B::ZERO,
             before_last: Vec::new(),
-            began_open: reach.landings.count(),
         }
     }
 
@@ -384,10 +366,6 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
     /// under the majority rule.
     trail: bool,
-    /// The target of the last targeted walk, as it ended (its ends still open).
-    left_target: Option<Target<B>>,
-    /// The target the next walk takes up (a targeted walk resumed).
-    resumed_target: Option<Target<B>>,
 }
 
 /// How often the reach bound was asked, how often it left a state, and the states it let
@@ -436,8 +414,6 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             pairing_from_visits: 0,
             pairing_states: false,
             trail: MERGE && rules.majority && trail::applies(rules, us),
-            left_target: None,
-            resumed_target: None,
         }
     }
 
@@ -493,11 +469,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 // The floor is the maximum or (the search for it given up) a capture's value:
                 // either way a piece that can reach no more is worth the maximum or loses.
                 let floor = self.value_floor();
-                if let Some(target) = self.resumed_target.take() {
-                    // The walk goes on where a cut-short one of this king left off: the states
-                    // it expanded to the end are remembered, and so are the ends it listed.
-                    self.target = Some(target);
-                } else if !S::COUNTS && king && floor > 0 && reach.value == floor {
+                if !S::COUNTS && king && floor > 0 && reach.value == floor {
                     let mut target = Target::new(self.rules, reach, floor, start);
                     if let Some(graph) = &self.graph {
                         let size = self.rules.next.len();
@@ -522,7 +494,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             self.explore_man(start, 0, false);
         }
         if MERGE {
-            self.left_target = self.target.take();
+            self.target = None;
             self.pairing_at = u64::MAX;
             self.pairing_states = false;
         }
@@ -683,66 +655,28 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     }
 
     /// Walks the captures of `piece` for a list of moves. When a king's must take all it can
-    /// reach, the targeted walk goes first: it stops once every square they may end on is
-    /// listed, often within a few thousand jumps. Under deferred removal it goes on to the end
-    /// (the jump graph and parity cut it short where the layered walk would walk far more).
-    /// Under immediate removal a flying king's captures are listed by a dive (`Search::dive`),
-    /// unless the sink wants routes: then what the targeted walk has not settled within
-    /// `TARGETED_BUDGET` jumps (the ends still open) the layered walk settles, unless it has
-    /// listed at least half its ends by then: such captures are many, and it goes on where it
-    /// left off, in turns that grow, up to `MOST_TARGETED_JUMPS` (Babylonian C's worst rows: 7
-    /// million jumps of the layered walk, 0.17 to 0.38 million of the targeted one). Other
-    /// captures go layered. Returns false if stopped.
+    /// reach, under deferred removal the targeted walk lists them: it stops once every square
+    /// they may end on is listed, often within a few thousand jumps, and the jump graph and
+    /// parity cut it short where the layered walk would walk far more. Under immediate removal
+    /// a dive lists them (`Search::dive`). Other captures go layered. Returns false if
+    /// stopped.
     fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();
         let targeted = piece.king && floor > 0 && piece.reach.value == floor;
         if !targeted {
-            return self.walk_layers(pos, piece, floor, None);
+            return self.walk_layers(pos, piece, floor);
         }
         if !self.rules.removal_changes_captures() {
             self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
             return !self.stopped;
         }
-        if layers::dive_serves::<B, S>(self.rules) {
-            return self.dive(pos, piece, floor);
-        }
-        let budget = self.budget;
-        let begun = self.visits;
-        let mut turn = targeted_budget();
-        loop {
-            self.budget = budget.min(begun.saturating_add(turn));
-            self.walk_piece(piece.sq, true, Some(&piece.reach), start(pos, piece.sq));
-            let over = self.over_budget();
-            self.budget = budget;
-            // Over the walk's own budget, the caller sees it.
-            if self.stopped || !over || self.over_budget() {
-                return !self.stopped;
-            }
-            let target = self.left_target.take();
-            let many = target
-                .as_ref()
-                .is_some_and(|t| t.open_ends.count() * open_ends_weight() <= t.began_open);
-            if !many || turn >= MOST_TARGETED_JUMPS {
-                return self.walk_layers(pos, piece, floor, target);
-            }
-            // The states it expanded to the end are remembered (`Memo::abandon`).
-            self.resumed_target = target;
-            turn = turn.saturating_mul(TURN_GROWTH).min(MOST_TARGETED_JUMPS);
-        }
+        self.dive(pos, piece, floor)
     }
 
-    /// The layered walk of `piece`, listing its captures worth `floor` or more, only those that
-    /// end on the target's open ends where there is one. A walk too big for the layers is
-    /// walked by the merged walk, taking up the target. Returns false if stopped.
-    fn walk_layers(
-        &mut self,
-        pos: &Position<B>,
-        piece: &Capturer<B>,
-        floor: u32,
-        target: Option<Target<B>>,
-    ) -> bool {
-        let aim = target.as_ref().map(Target::aim);
-        let mut layers = Layers::new(self.rules, pos, piece.sq, piece.king, floor, aim);
+    /// The layered walk of `piece`, listing its captures worth `floor` or more. A walk too big
+    /// for the layers is walked by the merged walk. Returns false if stopped.
+    fn walk_layers(&mut self, pos: &Position<B>, piece: &Capturer<B>, floor: u32) -> bool {
+        let mut layers = Layers::new(self.rules, pos, piece.sq, piece.king, floor, None);
         let budget = self.budget.saturating_sub(self.visits);
         match layers.resume(self.sink, self.stop, budget, &mut self.visits) {
             // The caller sees the budget overrun.
@@ -752,7 +686,6 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 false
             }
             Layered::TooBig => {
-                self.resumed_target = target;
                 self.walk_piece(
                     piece.sq,
                     piece.king,
@@ -788,7 +721,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         let aim = target.aim();
         let mut dive = layers::Dive::new(rules, pos, piece.sq, floor, aim);
         let budget = self.budget;
-        let mut turn = targeted_budget();
+        let mut turn = first_dive_turn();
         let mut alone = false;
         loop {
             let open = dive.aim().map_or(0, |aim| aim.open_ends.count());
@@ -2154,28 +2087,23 @@ mod tests {
             10 + seed as usize % 16
         }) {
             let (seed, rules, max) = (case.seed, case.rules, case.max);
-            // Every other position with a targeted walk that hands over to the layered walk
-            // after a few jumps, or a dive that takes turns of a few jumps (under immediate
-            // removal), and one in four with layered walks too big after a few arrivals, given
-            // back to the merged walk or the dive.
-            let budget = if seed % 2 == 0 { TARGETED_BUDGET } else { 4 };
-            TARGETED_BUDGET_IN_TESTS.with(|b| b.set(budget));
-            // And one in four with a targeted walk taken up again after 4, 16, 64... jumps
-            // (what it expanded to the end is remembered, not what it left half-way), and a
-            // dive whose budget is looked at every jump.
-            let weight = if seed % 4 == 1 { 0 } else { OPEN_ENDS_WEIGHT };
-            OPEN_ENDS_WEIGHT_IN_TESTS.with(|w| w.set(weight));
+            // Under immediate removal: every other position with dives in turns of 4, 8, 16...
+            // jumps, half of those with the budget looked at every jump (not every 1,024), one
+            // dive in three that forgets what it expanded after a few nodes, and one position
+            // in four with layered walks too big after a few arrivals (given back to the
+            // merged walk, or the dive goes on alone).
+            let turn = if seed % 2 == 0 { FIRST_DIVE_TURN } else { 4 };
+            FIRST_DIVE_TURN_IN_TESTS.with(|b| b.set(turn));
             let check = if seed % 4 == 1 {
                 1
             } else {
                 layers::STOP_CHECK_EVERY
             };
             layers::STOP_CHECK_IN_TESTS.with(|c| c.set(check));
-            let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
-            crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
-            // One dive in three forgets what it expanded after a few nodes.
             let nodes = if seed % 3 == 2 { 4 } else { usize::MAX };
             layers::dive::MOST_NODES_IN_TESTS.with(|m| m.set(nodes));
+            let arrivals = if seed % 4 == 3 { 8 } else { usize::MAX };
+            crate::movegen::layers::MAX_ARRIVALS_IN_TESTS.with(|m| m.set(arrivals));
             // One position in three asks the pairing test at the first state (deferred
             // removal): the ends it takes from the walk must be none a capture ends on.
             let pairing = if seed % 3 == 1 { 0 } else { PAIRING_AFTER };
@@ -2190,7 +2118,7 @@ mod tests {
             }
             let list = listed(&case, &capturers, Maximum::Exact(max));
             assert_lists_expected(&list, &case, "the listing");
-            // A list with routes has no dive (under immediate removal, the targeted walk).
+            // A list with routes (the dive finds them backwards).
             let list = listed_with_routes(&case, &capturers, Maximum::Exact(max));
             assert_lists_expected(&list, &case, "the listing with routes");
         }
@@ -2204,6 +2132,85 @@ mod tests {
             dives[0] >= 50 && dives[1] >= 20 && dives[2] >= 3,
             "dives (done, handed over, alone): {dives:?}"
         );
+    }
+
+    /// Dives under the 180° rule on sparse boards, against the enumerating walk: there a
+    /// square reached along two directions may go on only along the one its first arrival
+    /// forbade, and few other routes make up for a jump the dive would leave out. Their routes
+    /// too.
+    #[test]
+    fn dives_under_the_180_degree_rule_list_what_the_enumerating_walk_lists() {
+        let variants: Vec<Rules<u128>> = all_variants()
+            .into_iter()
+            .filter(|r| {
+                r.majority && r.no_reversal && r.removal_changes_captures() && r.king_captures_fly
+            })
+            .collect();
+        let before = DIVES_IN_TESTS.with(|d| d.get());
+        let (mut dived, mut routed) = (0, 0);
+        for case in cases(&variants, 20000, 0x9E6C_63D0_676A_9A99, |seed| {
+            4 + seed as usize % 9
+        }) {
+            let capturers = capturers(case.rules, &case.pos, case.capturing);
+            let max = case.max;
+            if !capturers
+                .iter()
+                .any(|c| c.king && c.reach.value == max && max >= 3 * case.rules.man_value)
+            {
+                continue;
+            }
+            dived += 1;
+            let list = listed(&case, &capturers, Maximum::Exact(max));
+            assert_lists_expected(&list, &case, "the dive");
+            // Every route the dive hands over is a sequence the enumerating walk walks.
+            let (rules, pos, seed) = (case.rules, &case.pos, case.seed);
+            let id = &rules.variant().id;
+            let detail = || DetailSink {
+                list: Vec::new(),
+                best: 0,
+                merge: false,
+                listed: Default::default(),
+            };
+            let route = |d: &MoveDetail<u128>| (d.mv, d.path.clone(), d.captures.clone());
+            let mut every = detail();
+            let walk = Walk {
+                merge: false,
+                filter: RouteFilter::Any,
+                stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
+            };
+            if !generate_captures(rules, pos, &mut every, walk, case.capturing).complete {
+                continue;
+            }
+            let walked: HashSet<_> = every.list.iter().map(route).collect();
+            let mut sink = detail();
+            let walk = Walk {
+                merge: true,
+                ..Walk::default()
+            };
+            merged_captures::<_, _, false>(
+                rules,
+                pos,
+                &mut sink,
+                walk,
+                &capturers,
+                Maximum::Exact(max),
+                NO_BUDGET,
+                &mut 0,
+            );
+            let listed: HashSet<Move<u128>> = sink.list.iter().map(|d| d.mv).collect();
+            assert_eq!(listed, case.expected, "{id} {seed}: the moves with routes");
+            for d in &sink.list {
+                assert!(
+                    walked.contains(&route(d)),
+                    "{id} {seed}: {d:?} is no route walked"
+                );
+                routed += 1;
+            }
+        }
+        let after = DIVES_IN_TESTS.with(|d| d.get());
+        assert!(dived >= 1000, "{dived} positions with a dive");
+        assert!(routed >= 1000, "{routed} routes checked");
+        assert!(after[0] - before[0] >= 1000, "dives: {after:?}");
     }
 
     /// The pairing test against the enumerating walk: where every legal capture of a king takes

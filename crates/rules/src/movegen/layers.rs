@@ -34,7 +34,7 @@ use crate::rules::{Rules, NO_SQUARE};
 use crate::spec::{HaltRule, PromotionInCapture};
 
 pub(crate) mod dive;
-pub(crate) use dive::{serves as dive_serves, Dive, Dived};
+pub(crate) use dive::{Dive, Dived};
 
 /// The most arrivals one layer may make; a walk that needs more is given back to the merged
 /// walk, whose memory is bounded by forgetting. An arrival takes 24 bytes (48 on boards over 64

@@ -105,7 +105,7 @@ impl<B: Bits> Memo<B> {
     }
 
     /// Ends expanding a state without remembering it: its walk was cut short (a budget), so
-    /// what it found is not all it leads to, and a walk resumed later must expand it again.
+    /// what it found is not all it leads to, and a later walk that met it would be misled.
     pub fn abandon(&mut self, mark: usize) {
         self.open -= 1;
         self.log.truncate(mark);

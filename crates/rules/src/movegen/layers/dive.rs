@@ -12,11 +12,16 @@
 //! only nodes from which a capture of the whole set can still end on an open end.
 //!
 //! A capture that takes the whole set is legal: every landing but the last has a jump, so the
-//! completion rule holds, and after the last nothing within reach is left.
+//! completion rule holds, and after the last nothing within reach is left. Where the sink
+//! wants routes, each capture's is found backwards through the squares expanded on the way to
+//! it, as the layered walk finds its routes through its layers.
+//!
+//! Only flying kings are dived (immediate removal matters to no other: see
+//! `Rules::removal_changes_captures`); their nodes' ends come as arrivals.
 
 use rustc_hash::FxHashMap;
 
-use super::{Aim, Arrival, Key, Walk, ENDS, KING, NO_DIRECTION};
+use super::{Aim, Arrival, Key, Layer, Routes, Walk, ENDS, KING, NO_DIRECTION};
 use crate::bitboard::Bits;
 use crate::movegen::sink::Sink;
 use crate::movegen::until::Until;
@@ -63,12 +68,17 @@ pub(crate) struct Dive<'a, B: Bits> {
     done: FxHashMap<Key<B>, B>,
     slots: usize,
     stack: Vec<Pending<B>>,
+    /// The squares expanded on the way to the one being expanded, one entry per jump (for
+    /// routes).
+    branch: Vec<Pending<B>>,
     arrivals: Vec<Arrival<B>>,
+    routes: Routes<B>,
 }
 
 impl<'a, B: Bits> Dive<'a, B> {
     /// The dive of the king on `from`, whose captures must take `aim.needed`, worth `value`.
     pub fn new(rules: &'a Rules<B>, pos: &Position<B>, from: u8, value: u32, aim: Aim<B>) -> Self {
+        debug_assert!(rules.king_captures_fly);
         let walk = Walk::new(rules, pos, from, Some(aim));
         let slots = if walk.split { NO_DIRECTION + 1 } else { 1 };
         let start = Pending {
@@ -84,7 +94,9 @@ impl<'a, B: Bits> Dive<'a, B> {
             done: FxHashMap::default(),
             slots,
             stack: vec![start],
+            branch: Vec::new(),
             arrivals: Vec::new(),
+            routes: Routes::default(),
         }
     }
 
@@ -111,25 +123,36 @@ impl<'a, B: Bits> Dive<'a, B> {
             let Some(p) = self.stack.pop() else {
                 break Dived::Done;
             };
+            if S::ROUTES {
+                self.branch.truncate(p.taken as usize);
+                self.branch.push(p);
+            }
             let mut at = [B::ZERO; NO_DIRECTION + 1];
             at[usize::from(p.slot)] = p.squares;
             self.arrivals.clear();
             self.walk
                 .expand::<false>(p.key, &at[..self.slots], p.taken, &mut self.arrivals);
-            let Some(aim) = self.walk.aim.as_mut() else {
-                break Dived::Done;
-            };
             // Pushed in reverse, so that the first jump found is expanded first.
             for i in (0..self.arrivals.len()).rev() {
                 let a = self.arrivals[i];
+                let Some(aim) = self.walk.aim.as_mut() else {
+                    break;
+                };
                 if a.slot == ENDS {
                     let ends = a.squares & aim.open_ends;
                     if a.key.0 != aim.needed || ends.is_empty() {
                         continue;
                     }
-                    for to in ends.squares() {
-                        sink.new_capture(self.from, to, aim.needed, self.value, false);
+                    if S::ROUTES {
+                        self.hand_over_with_routes(sink, a, ends);
+                    } else {
+                        for to in ends.squares() {
+                            sink.new_capture(self.from, to, a.key.0, self.value, false);
+                        }
                     }
+                    let Some(aim) = self.walk.aim.as_mut() else {
+                        break;
+                    };
                     aim.open_ends &= !ends;
                     ends_changed(aim);
                     continue;
@@ -155,7 +178,12 @@ impl<'a, B: Bits> Dive<'a, B> {
                     taken: p.taken + 1,
                 });
             }
-            if aim.open_ends.is_empty() {
+            if self
+                .walk
+                .aim
+                .as_ref()
+                .is_none_or(|aim| aim.open_ends.is_empty())
+            {
                 break Dived::Done;
             }
             if self.walk.jumps >= next_check {
@@ -171,10 +199,38 @@ impl<'a, B: Bits> Dive<'a, B> {
         *jumps += self.walk.jumps - before;
         outcome
     }
-}
 
-/// Whether the dive can walk the captures of a king of `rules` for this sink: it lists each
-/// capture once, without a route, and only flying kings' (whose nodes' ends come as arrivals).
-pub(crate) fn serves<B: Bits, S: Sink<B>>(rules: &Rules<B>) -> bool {
-    !S::COUNTS && !S::ROUTES && rules.king_captures_fly
+    /// Hands the captures of the arrival `a` that end on `ends` to the sink, each with a route:
+    /// found backwards through the squares expanded on the way (`branch`), one node a layer, as
+    /// the layered walk finds its routes through its layers. Every square of a node there was
+    /// reached from a square of the node before, so a route is always found.
+    fn hand_over_with_routes<S: Sink<B>>(&mut self, sink: &mut S, a: Arrival<B>, ends: B) {
+        let mut history: Vec<Layer<B>> = self
+            .branch
+            .iter()
+            .map(|p| {
+                let mut layer = Layer::new(self.slots);
+                let i = layer.push(p.key);
+                layer.at[i * self.slots + usize::from(p.slot)] = p.squares;
+                layer
+            })
+            .collect();
+        let mut last = Layer::new(self.slots);
+        let i = last.push(a.key);
+        last.ends[i] = ends;
+        history.push(last);
+        let t = history.len() - 1;
+        for to in ends.squares() {
+            let found = self
+                .routes
+                .find::<false>(&mut self.walk, &history, self.from, t, i, to);
+            debug_assert!(found, "a capture of the dive without a route");
+            let (path, order): (&[u8], &[u8]) = if found {
+                (&self.routes.path, &self.routes.order)
+            } else {
+                (&[], &[])
+            };
+            sink.capture(self.from, to, a.key.0, self.value, false, path, order, 1);
+        }
+    }
 }

@@ -292,7 +292,7 @@ impl<B: Bits> Table<B> {
 }
 
 /// What every legal capture of a king takes when it must take all it can reach (see the
-/// targeted walks of `capture`): nodes from which none can come are not expanded.
+/// dives of `capture`): nodes from which none can come are not expanded.
 #[derive(Clone)]
 pub(crate) struct Aim<B: Bits> {
     /// The pieces every legal capture takes.
@@ -612,7 +612,7 @@ impl<'a, B: Bits> Layers<'a, B> {
                     );
                 }
                 if let Some(aim) = &walk.aim {
-                    // A targeted walk before this one listed the ends no longer open.
+                    // A dive before this one listed the ends no longer open.
                     ends &= aim.open_ends;
                 }
                 if ends != B::ZERO {

@@ -2031,39 +2031,83 @@ mod tests {
         })
     }
 
-    /// The moves `merged_captures` lists from `maximum`, without a budget.
-    fn listed(case: &Case, capturers: &[Capturer<u128>], maximum: Maximum) -> Vec<Move<u128>> {
-        let mut list = Vec::new();
-        let mut sink = ListSink::new(&mut list, true);
+    /// Hands the captures `merged_captures` lists from `maximum`, without a budget, to `sink`.
+    fn list_into<S: Sink<u128>>(
+        case: &Case,
+        capturers: &[Capturer<u128>],
+        maximum: Maximum,
+        sink: &mut S,
+    ) {
         let walk = Walk {
             merge: true,
             ..Walk::default()
         };
         merged_captures::<_, _, false>(
-            case.rules, &case.pos, &mut sink, walk, capturers, maximum, NO_BUDGET, &mut 0,
+            case.rules, &case.pos, sink, walk, capturers, maximum, NO_BUDGET, &mut 0,
+        );
+    }
+
+    /// The moves `merged_captures` lists from `maximum`, without a budget.
+    fn listed(case: &Case, capturers: &[Capturer<u128>], maximum: Maximum) -> Vec<Move<u128>> {
+        let mut list = Vec::new();
+        list_into(
+            case,
+            capturers,
+            maximum,
+            &mut ListSink::new(&mut list, true),
         );
         list
     }
 
+    fn detail_sink(merge: bool) -> DetailSink<u128> {
+        DetailSink {
+            list: Vec::new(),
+            best: 0,
+            merge,
+            listed: Default::default(),
+        }
+    }
+
+    /// `listed`, with routes (each move's first).
     fn listed_with_routes(
         case: &Case,
         capturers: &[Capturer<u128>],
         maximum: Maximum,
     ) -> Vec<Move<u128>> {
-        let mut sink = DetailSink {
-            list: Vec::new(),
-            best: 0,
-            merge: true,
-            listed: Default::default(),
-        };
-        let walk = Walk {
-            merge: true,
-            ..Walk::default()
-        };
-        merged_captures::<_, _, false>(
-            case.rules, &case.pos, &mut sink, walk, capturers, maximum, NO_BUDGET, &mut 0,
-        );
+        let mut sink = detail_sink(true);
+        list_into(case, capturers, maximum, &mut sink);
         sink.list.iter().map(|d| d.mv).collect()
+    }
+
+    /// Lists the case's captures with routes from its maximum, keeping every route handed over
+    /// (not only each move's first), and asserts that the moves are the case's and that every
+    /// route is a sequence the enumerating walk walks. Returns the routes checked, or `None`
+    /// where the enumerating walk does not finish in time.
+    fn routes_walked(case: &Case, capturers: &[Capturer<u128>]) -> Option<usize> {
+        let (rules, pos, seed) = (case.rules, &case.pos, case.seed);
+        let id = &rules.variant().id;
+        let route = |d: &MoveDetail<u128>| (d.mv, d.path.clone(), d.captures.clone());
+        let mut every = detail_sink(false);
+        let walk = Walk {
+            merge: false,
+            filter: RouteFilter::Any,
+            stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
+        };
+        if !generate_captures(rules, pos, &mut every, walk, case.capturing).complete {
+            return None;
+        }
+        let walked: HashSet<_> = every.list.iter().map(route).collect();
+        let mut sink = detail_sink(false);
+        list_into(case, capturers, Maximum::Exact(case.max), &mut sink);
+        let listed: HashSet<Move<u128>> = sink.list.iter().map(|d| d.mv).collect();
+        assert_eq!(listed, case.expected, "{id} {seed}: the moves with routes");
+        for d in &sink.list {
+            assert!(
+                walked.contains(&route(d)),
+                "{id} {seed}: {d:?} is no route walked"
+            );
+        }
+        Some(sink.list.len())
     }
 
     /// Asserts that `list` holds each of the case's moves once and nothing else.
@@ -2163,49 +2207,7 @@ mod tests {
             let list = listed(&case, &capturers, Maximum::Exact(max));
             assert_lists_expected(&list, &case, "the dive");
             // Every route the dive hands over is a sequence the enumerating walk walks.
-            let (rules, pos, seed) = (case.rules, &case.pos, case.seed);
-            let id = &rules.variant().id;
-            let detail = || DetailSink {
-                list: Vec::new(),
-                best: 0,
-                merge: false,
-                listed: Default::default(),
-            };
-            let route = |d: &MoveDetail<u128>| (d.mv, d.path.clone(), d.captures.clone());
-            let mut every = detail();
-            let walk = Walk {
-                merge: false,
-                filter: RouteFilter::Any,
-                stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
-            };
-            if !generate_captures(rules, pos, &mut every, walk, case.capturing).complete {
-                continue;
-            }
-            let walked: HashSet<_> = every.list.iter().map(route).collect();
-            let mut sink = detail();
-            let walk = Walk {
-                merge: true,
-                ..Walk::default()
-            };
-            merged_captures::<_, _, false>(
-                rules,
-                pos,
-                &mut sink,
-                walk,
-                &capturers,
-                Maximum::Exact(max),
-                NO_BUDGET,
-                &mut 0,
-            );
-            let listed: HashSet<Move<u128>> = sink.list.iter().map(|d| d.mv).collect();
-            assert_eq!(listed, case.expected, "{id} {seed}: the moves with routes");
-            for d in &sink.list {
-                assert!(
-                    walked.contains(&route(d)),
-                    "{id} {seed}: {d:?} is no route walked"
-                );
-                routed += 1;
-            }
+            routed += routes_walked(&case, &capturers).unwrap_or(0);
         }
         let after = DIVES_IN_TESTS.with(|d| d.get());
         assert!(dived >= 1000, "{dived} positions with a dive");
@@ -2273,13 +2275,6 @@ mod tests {
         let variants = deferred_majority();
         PAIRING_AFTER_IN_TESTS.with(|p| p.set(0));
         WITNESSES_IN_TESTS.with(|w| w.set(0));
-        let detail = |merge| DetailSink {
-            list: Vec::new(),
-            best: 0,
-            merge,
-            listed: Default::default(),
-        };
-        let route = |d: &MoveDetail<u128>| (d.mv, d.path.clone(), d.captures.clone());
         for case in cases(&variants, 2000, 0x5851_F42D_4C95_7F2D, |seed| {
             8 + seed as usize % 12
         }) {
@@ -2290,44 +2285,8 @@ mod tests {
                 MAX_JUMPS as u32
             };
             PAIRING_DEPTH_IN_TESTS.with(|d| d.set(depth));
-            let (rules, pos) = (case.rules, &case.pos);
-            let id = &rules.variant().id;
-            let seed = case.seed;
-            let mut every = detail(false);
-            let walk = Walk {
-                merge: false,
-                filter: RouteFilter::Any,
-                stop: Until::deadline(Instant::now() + Duration::from_secs(2)),
-            };
-            if !generate_captures(rules, pos, &mut every, walk, case.capturing).complete {
-                continue;
-            }
-            let walked: HashSet<_> = every.list.iter().map(route).collect();
-            let capturers = capturers(rules, pos, case.capturing);
-            // Every route handed over is kept, not only each move's first.
-            let mut sink = detail(false);
-            let walk = Walk {
-                merge: true,
-                ..Walk::default()
-            };
-            merged_captures::<_, _, false>(
-                rules,
-                pos,
-                &mut sink,
-                walk,
-                &capturers,
-                Maximum::Exact(case.max),
-                NO_BUDGET,
-                &mut 0,
-            );
-            let listed: HashSet<Move<u128>> = sink.list.iter().map(|d| d.mv).collect();
-            assert_eq!(listed, case.expected, "{id} {seed}: the moves");
-            for d in &sink.list {
-                assert!(
-                    walked.contains(&route(d)),
-                    "{id} {seed}: {d:?} is no route walked"
-                );
-            }
+            let capturers = capturers(case.rules, &case.pos, case.capturing);
+            routes_walked(&case, &capturers);
         }
         PAIRING_AFTER_IN_TESTS.with(|p| p.set(PAIRING_AFTER));
         PAIRING_DEPTH_IN_TESTS.with(|d| d.set(PAIRING_DEPTH));

@@ -42,7 +42,7 @@
 //! so they count without enumerating; only a walk without `merge` enumerates every sequence.
 
 use crate::bitboard::Bits;
-use crate::movegen::layers::{self, Aim, Dived, Layered, Layers};
+use crate::movegen::layers::{self, Aim, Dived, Layered};
 use crate::movegen::memo::{Key, Memo, Outcome};
 use crate::movegen::pairing::{Pairing, Witness};
 use crate::movegen::parity::JumpSpan;
@@ -676,9 +676,19 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// The layered walk of `piece`, listing its captures worth `floor` or more. A walk too big
     /// for the layers is walked by the merged walk. Returns false if stopped.
     fn walk_layers(&mut self, pos: &Position<B>, piece: &Capturer<B>, floor: u32) -> bool {
-        let mut layers = Layers::new(self.rules, pos, piece.sq, piece.king, floor, None);
         let budget = self.budget.saturating_sub(self.visits);
-        match layers.resume(self.sink, self.stop, budget, &mut self.visits) {
+        match layers::walk_piece(
+            self.rules,
+            pos,
+            piece.sq,
+            piece.king,
+            floor,
+            None,
+            self.sink,
+            self.stop,
+            budget,
+            &mut self.visits,
+        ) {
             // The caller sees the budget overrun.
             Layered::Done | Layered::OverBudget => true,
             Layered::Stopped => {
@@ -749,9 +759,19 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 #[cfg(test)]
                 count_dive(1);
                 let aim = Some(aim.clone());
-                let mut layers = Layers::new(rules, pos, piece.sq, true, floor, aim);
                 let share = budget.saturating_sub(self.visits);
-                match layers.resume(self.sink, self.stop, share, &mut self.visits) {
+                match layers::walk_piece(
+                    rules,
+                    pos,
+                    piece.sq,
+                    true,
+                    floor,
+                    aim,
+                    self.sink,
+                    self.stop,
+                    share,
+                    &mut self.visits,
+                ) {
                     // The caller sees the budget overrun.
                     Layered::Done | Layered::OverBudget => return true,
                     Layered::Stopped => {

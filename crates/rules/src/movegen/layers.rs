@@ -491,9 +491,12 @@ impl<'a, B: Bits> Walk<'a, B> {
     }
 }
 
-/// Walks every capture of the piece on `from` (a king if `king`), layer by layer, and hands
-/// each distinct one to the sink (without a route): `Layers::resume` to its end.
-#[cfg(test)]
+/// Walks the captures of the piece on `from` (a king if `king`), layer by layer, and hands each
+/// distinct one to the sink (without a route). Under the majority rule only the most valuable
+/// captures of this piece are handed over, once the last layer is walked, and none worth less
+/// than `floor`; with an aim, only nodes from which such a capture can come are expanded, and
+/// only captures that end on its open ends are handed over. It walks up to about `budget` jumps
+/// (looked at every `STOP_CHECK_EVERY`); `jumps` counts the landings walked.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn walk_piece<B: Bits, S: Sink<B>>(
     rules: &Rules<B>,
@@ -507,159 +510,94 @@ pub(crate) fn walk_piece<B: Bits, S: Sink<B>>(
     budget: u64,
     jumps: &mut u64,
 ) -> Layered {
-    Layers::new(rules, pos, from, king, floor, aim).resume(sink, stop, budget, jumps)
+    let mut walk = Walk::new(rules, pos, from, aim);
+    // Monomorphised by the kind of piece: a king's walk has no man's case to test.
+    let outcome = if king {
+        walk.run::<S, false>(from, floor, sink, stop, budget)
+    } else {
+        walk.run::<S, true>(from, floor, sink, stop, budget)
+    };
+    *jumps += walk.jumps;
+    outcome
 }
 
-/// The layered walk of one piece's captures: the captures of `from` (a king if `king`), layer by
-/// layer, each distinct one handed to the sink (without a route). Under the majority rule
-/// only the most valuable captures of this piece are handed over, and none worth less than
-/// `floor`; with an aim, only nodes from which such a capture can come are expanded, and only
-/// captures that end on its open ends are handed over.
-pub(crate) struct Layers<'a, B: Bits> {
-    walk: Walk<'a, B>,
-    from: u8,
-    king: bool,
-    layer: Layer<B>,
-    next: Layer<B>,
-    gather: Gather<B>,
-    /// The next node of `layer` to expand.
-    at: usize,
-    /// The pieces taken by the nodes of `layer`.
-    taken: u32,
-    /// Under the majority rule, the most valuable ends found so far: (pieces and flags,
-    /// squares, the node's layer and index), and what they are worth.
-    best: u32,
-    kept: Vec<(Key<B>, B, usize, usize)>,
-    /// The layers walked, where a route is wanted.
-    history: Vec<Layer<B>>,
-    history_bytes: usize,
-}
-
-impl<'a, B: Bits> Layers<'a, B> {
-    pub fn new(
-        rules: &'a Rules<B>,
-        pos: &Position<B>,
-        from: u8,
-        king: bool,
-        floor: u32,
-        aim: Option<Aim<B>>,
-    ) -> Self {
-        let walk = Walk::new(rules, pos, from, aim);
-        let slots = if walk.split { NO_DIRECTION + 1 } else { 1 };
-        let mut layer = Layer::new(slots);
-        let start = layer.push((B::ZERO, if king { KING } else { 0 }));
-        layer.at[start * slots + walk.slot(NO_DIRECTION)] = B::bit(from);
-        Layers {
-            walk,
-            from,
-            king,
-            layer,
-            next: Layer::new(slots),
-            gather: Gather::default(),
-            at: 0,
-            taken: 0,
-            best: floor,
-            kept: Vec::new(),
-            history: Vec::new(),
-            history_bytes: 0,
-        }
-    }
-
-    /// Walks on for up to about `budget` jumps more (looked at every `STOP_CHECK_EVERY`);
-    /// `jumps` counts the landings walked. Under the majority rule the captures are handed
-    /// over once the last layer is walked.
-    pub fn resume<S: Sink<B>>(
-        &mut self,
-        sink: &mut S,
-        stop: Until<'_>,
-        budget: u64,
-        jumps: &mut u64,
-    ) -> Layered {
-        let before = self.walk.jumps;
-        let budget = before.saturating_add(budget);
-        // Monomorphised by the kind of piece: a king's walk has no man's case to test.
-        let outcome = if self.king {
-            self.run::<S, false>(sink, stop, budget)
-        } else {
-            self.run::<S, true>(sink, stop, budget)
-        };
-        *jumps += self.walk.jumps - before;
-        outcome
-    }
-
+impl<B: Bits> Walk<'_, B> {
     fn run<S: Sink<B>, const MAN: bool>(
         &mut self,
+        from: u8,
+        floor: u32,
         sink: &mut S,
         stop: Until<'_>,
         budget: u64,
     ) -> Layered {
-        let r = self.walk.rules;
-        let mut next_check = self.walk.jumps + stop_check_every();
-        while self.layer.len() > 0 {
-            while self.at < self.layer.len() {
-                let i = self.at;
-                self.at += 1;
-                let key = self.layer.keys[i];
+        let r = self.rules;
+        let slots = if self.split { NO_DIRECTION + 1 } else { 1 };
+        let mut layer = Layer::new(slots);
+        let mut next = Layer::new(slots);
+        let mut gather = Gather::default();
+        let start = layer.push((B::ZERO, if MAN { 0 } else { KING }));
+        layer.at[start * slots + self.slot(NO_DIRECTION)] = B::bit(from);
+        // Under the majority rule, the most valuable ends found so far: (pieces and flags,
+        // squares, the node's layer and index).
+        let mut best = floor;
+        let mut kept: Vec<(Key<B>, B, usize, usize)> = Vec::new();
+        // The layers walked, where a route is wanted.
+        let mut history: Vec<Layer<B>> = Vec::new();
+        let mut history_bytes = 0;
+        let mut taken = 0u32;
+        let mut next_check = stop_check_every();
+        while layer.len() > 0 {
+            for i in 0..layer.len() {
+                let key = layer.keys[i];
                 let captured = key.0;
-                let mut ends = self.layer.ends[i];
-                let walk = &mut self.walk;
-                if walk.aim.as_ref().is_none_or(|aim| aim.may_come(captured)) {
-                    ends |= walk.expand::<MAN>(
-                        key,
-                        self.layer.squares(i),
-                        self.taken,
-                        &mut self.gather.arrivals,
-                    );
+                let mut ends = layer.ends[i];
+                if self.aim.as_ref().is_none_or(|aim| aim.may_come(captured)) {
+                    ends |= self.expand::<MAN>(key, layer.squares(i), taken, &mut gather.arrivals);
                 }
-                if let Some(aim) = &walk.aim {
-                    // A dive before this one listed the ends no longer open.
+                if let Some(aim) = &self.aim {
+                    // A dive before this walk listed the ends no longer open.
                     ends &= aim.open_ends;
                 }
                 if ends != B::ZERO {
                     if r.majority {
-                        let value = value_of(r, captured, walk.enemy_kings);
-                        if value > self.best {
-                            self.best = value;
-                            self.kept.clear();
+                        let value = value_of(r, captured, self.enemy_kings);
+                        if value > best {
+                            best = value;
+                            kept.clear();
                         }
-                        if value == self.best {
-                            self.kept.push((key, ends, self.taken as usize, i));
+                        if value == best {
+                            kept.push((key, ends, taken as usize, i));
                         }
                     } else {
-                        walk.hand_over::<S, MAN>(sink, self.from, key, ends, 0);
+                        self.hand_over::<S, MAN>(sink, from, key, ends, 0);
                     }
                 }
-                if walk.jumps >= next_check {
-                    next_check = walk.jumps + stop_check_every();
+                if self.jumps >= next_check {
+                    next_check = self.jumps + stop_check_every();
                     if stop.reached() {
                         return Layered::Stopped;
                     }
-                    if walk.jumps > budget {
+                    if self.jumps > budget {
                         return Layered::OverBudget;
                     }
                 }
-                if self.gather.arrivals.len() > max_arrivals() {
+                if gather.arrivals.len() > max_arrivals() {
                     return Layered::TooBig;
                 }
             }
-            self.gather.make(&mut self.next);
+            gather.make(&mut next);
             if S::ROUTES {
-                self.history_bytes += self.layer.bytes();
-                if self.history_bytes > max_kept_bytes() {
+                history_bytes += layer.bytes();
+                if history_bytes > max_kept_bytes() {
                     return Layered::TooBig;
                 }
-                let next = std::mem::replace(&mut self.next, Layer::new(self.layer.slots));
-                self.history.push(std::mem::replace(&mut self.layer, next));
+                let next = std::mem::replace(&mut next, Layer::new(slots));
+                history.push(std::mem::replace(&mut layer, next));
             } else {
-                std::mem::swap(&mut self.layer, &mut self.next);
+                std::mem::swap(&mut layer, &mut next);
             }
-            self.at = 0;
-            self.taken += 1;
+            taken += 1;
         }
-        let kept = std::mem::take(&mut self.kept);
-        // Ends another walk listed while this one was walked are not handed over again.
-        let open_ends = self.walk.aim.as_ref().map_or(!B::ZERO, |aim| aim.open_ends);
-        let best = self.best;
         if S::ROUTES {
             // Every route is found before any move is handed over, so that a walk given back
             // to the merged walk has handed over nothing.
@@ -669,8 +607,8 @@ impl<'a, B: Bits> Layers<'a, B> {
                 if stop.reached() {
                     return Layered::Stopped;
                 }
-                for to in (ends & open_ends).squares() {
-                    if !routes.find::<MAN>(&mut self.walk, &self.history, self.from, t, i, to) {
+                for to in ends.squares() {
+                    if !routes.find::<MAN>(self, &history, from, t, i, to) {
                         // Never expected: every node was reached from the start.
                         return Layered::TooBig;
                     }
@@ -678,20 +616,17 @@ impl<'a, B: Bits> Layers<'a, B> {
                 }
             }
             for (key, to, path, order) in found {
-                let promotes = MAN && (key.1 & KING != 0 || r.promotion[self.walk.us].has(to));
-                sink.capture(self.from, to, key.0, best, promotes, &path, &order, 1);
+                let promotes = MAN && (key.1 & KING != 0 || r.promotion[self.us].has(to));
+                sink.capture(from, to, key.0, best, promotes, &path, &order, 1);
             }
             return Layered::Done;
         }
         for (key, ends, _, _) in kept {
-            self.walk
-                .hand_over::<S, MAN>(sink, self.from, key, ends & open_ends, best);
+            self.hand_over::<S, MAN>(sink, from, key, ends, best);
         }
         Layered::Done
     }
-}
 
-impl<B: Bits> Walk<'_, B> {
     /// Hands the captures of `from` of the node `key` that end on `ends` to the sink. A man's
     /// capture promotes if it ends a king (crowned on the way) or on a promotion square. Each is
     /// new unless nodes are told apart by their last victim's kind (halt rule II).

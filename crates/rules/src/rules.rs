@@ -50,6 +50,10 @@ pub struct Rules<B: Bits> {
     pub(crate) step_src: [B; 8],
     /// Squares from which two unit steps in the direction stay on the board.
     pub(crate) jump_src: [B; 8],
+    /// How `reach::run` fills the longest line after its first step: rounds of shifts of 1, 2,
+    /// 4... steps (as many as needed and as the bitboard holds), then single steps for the rest.
+    pub(crate) fill_rounds: u32,
+    pub(crate) fill_steps: u32,
     /// `next[sq][d]`: the square one unit step away, or NO_SQUARE.
     pub(crate) next: Vec<[u8; 8]>,
     /// `ray[d][sq]`: every square beyond `sq` in direction `d`, up to the edge.
@@ -127,6 +131,27 @@ impl<B: Bits> Rules<B> {
                 ray[d.index()][sq.0 as usize] = r;
             }
         }
+        // The steps a line may take after its first: rounds of 1, 2, 4... steps cover 2^k - 1 of
+        // them, while a shift of 2^(k-1) steps fits the bitboard (and an i8); single steps the
+        // rest (one on boards of 10x10 in 64 bits).
+        let after_first = ray
+            .iter()
+            .flatten()
+            .map(|r| r.count())
+            .max()
+            .unwrap_or(0)
+            .saturating_sub(1);
+        let widest = delta
+            .iter()
+            .map(|d| u32::from(d.unsigned_abs()))
+            .max()
+            .unwrap_or(0);
+        let most_shift = (i8::MAX as u32).min(B::BITS - 1);
+        let mut fill_rounds = 0;
+        while (1u32 << fill_rounds) - 1 < after_first && widest << fill_rounds <= most_shift {
+            fill_rounds += 1;
+        }
+        let fill_steps = after_first.saturating_sub((1u32 << fill_rounds) - 1);
         let per_color = |set: DirSet| {
             [
                 DirList::new(set, Color::White),
@@ -165,6 +190,8 @@ impl<B: Bits> Rules<B> {
             delta,
             step_src,
             jump_src,
+            fill_rounds,
+            fill_steps,
             next,
             ray,
             man_step: per_color(men.step),

@@ -100,16 +100,27 @@ pub(crate) fn step<B: Bits>(rules: &Rules<B>, set: B, d: usize) -> B {
 }
 
 /// The squares reached from `from` along `d` by one step or more, each onto a square of
-/// `through`.
+/// `through`. After the first step the line is filled by shifts of 1, 2, 4... steps (a
+/// Kogge-Stone fill): a fixed few rounds without a branch, where a step at a time would stop
+/// at a length the processor cannot foresee.
 #[inline(always)]
 pub(crate) fn run<B: Bits>(rules: &Rules<B>, from: B, through: B, d: usize) -> B {
+    let delta = rules.delta[d];
     let mut line = step(rules, from, d) & through;
-    let mut all = line;
-    while !line.is_empty() {
-        line = step(rules, line, d) & through;
-        all |= line;
+    // The squares a line may go on to: those of `through` a step along `d` lands on. Each round
+    // keeps those whose whole way back over the next shift is on it too.
+    let first = through & rules.step_src[d].shift(delta);
+    let mut onto = first;
+    let mut shift = delta;
+    for _ in 0..rules.fill_rounds {
+        line |= onto & line.shift(shift);
+        onto &= onto.shift(shift);
+        shift = shift.wrapping_mul(2);
     }
-    all
+    for _ in 0..rules.fill_steps {
+        line |= first & line.shift(delta);
+    }
+    line
 }
 
 /// Under deferred removal nothing leaves the board during a capture, so where each enemy piece
@@ -312,6 +323,77 @@ mod tests {
         "turkthic-2",
         "greek-5",
     ];
+
+    /// The squares `run` should reach, square by square along `next`.
+    fn run_along_next<B: Bits>(rules: &Rules<B>, from: B, through: B, d: usize) -> B {
+        let mut line = B::ZERO;
+        for sq in from.squares() {
+            let mut t = rules.next[sq as usize][d];
+            while t != NO_SQUARE && through.has(t) {
+                line |= B::bit(t);
+                t = rules.next[t as usize][d];
+            }
+        }
+        line
+    }
+
+    /// Every variant of the catalogue on the bitboards it is played on (every board fits 64
+    /// bits), and on 128 bits (as a variant file's larger board would be).
+    fn every_board() -> (Vec<Rules<u64>>, Vec<Rules<u128>>) {
+        let catalogue = Catalogue::builtin();
+        let ids = catalogue.ids();
+        let narrow = ids
+            .iter()
+            .filter_map(|id| Rules::<u64>::new(catalogue.get(id).unwrap()).ok())
+            .collect();
+        (narrow, crate::movegen::testing::all_variants())
+    }
+
+    #[test]
+    fn lines_filled_by_doubling_shifts_are_the_lines_step_by_step() {
+        let (narrow, wide) = every_board();
+        assert!(narrow.len() > 40 && wide.len() == narrow.len());
+        // Every board fills by shifts (none falls back to steps).
+        // Boards of 10x10 in 64 bits end with a single step; none is filled step by step.
+        assert!(narrow.iter().any(|r| r.fill_steps > 0));
+        assert!(narrow.iter().all(|r| r.fill_rounds >= 3));
+        assert!(wide.iter().all(|r| r.fill_rounds >= 3));
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut lines = 0;
+        for _ in 0..40 {
+            let (a, b, c) = (next(), next(), next());
+            for rules in &narrow {
+                // Sparse to dense `through`, a few squares to start from.
+                let through = [a, a | b, a | b | c][lines % 3] & rules.squares;
+                let from = b & c & rules.squares;
+                for d in 0..8 {
+                    let want = run_along_next(rules, from, through, d);
+                    assert_eq!(run(rules, from, through, d), want);
+                    lines += 1;
+                }
+            }
+            for rules in &wide {
+                let (a, b, c) = (
+                    u128::from(a) << 64 | u128::from(c),
+                    u128::from(b) << 64 | u128::from(a),
+                    u128::from(c) << 64 | u128::from(b),
+                );
+                let through = [a, a | b, a | b | c][lines % 3] & rules.squares;
+                let from = b & c & rules.squares;
+                for d in 0..8 {
+                    let want = run_along_next(rules, from, through, d);
+                    assert_eq!(run(rules, from, through, d), want);
+                    lines += 1;
+                }
+            }
+        }
+    }
 
     proptest! {
         #[test]

@@ -353,7 +353,6 @@ mod tests {
     fn lines_filled_by_doubling_shifts_are_the_lines_step_by_step() {
         let (narrow, wide) = every_board();
         assert!(narrow.len() > 40 && wide.len() == narrow.len());
-        // Every board fills by shifts (none falls back to steps).
         // Boards of 10x10 in 64 bits end with a single step; none is filled step by step.
         assert!(narrow.iter().any(|r| r.fill_steps > 0));
         assert!(narrow.iter().all(|r| r.fill_rounds >= 3));

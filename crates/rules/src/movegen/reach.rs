@@ -367,29 +367,27 @@ mod tests {
         let mut lines = 0;
         for _ in 0..40 {
             let (a, b, c) = (next(), next(), next());
-            for rules in &narrow {
-                // Sparse to dense `through`, a few squares to start from.
-                let through = [a, a | b, a | b | c][lines % 3] & rules.squares;
-                let from = b & c & rules.squares;
-                for d in 0..8 {
-                    let want = run_along_next(rules, from, through, d);
-                    assert_eq!(run(rules, from, through, d), want);
-                    lines += 1;
-                }
-            }
-            for rules in &wide {
-                let (a, b, c) = (
-                    u128::from(a) << 64 | u128::from(c),
-                    u128::from(b) << 64 | u128::from(a),
-                    u128::from(c) << 64 | u128::from(b),
-                );
-                let through = [a, a | b, a | b | c][lines % 3] & rules.squares;
-                let from = b & c & rules.squares;
-                for d in 0..8 {
-                    let want = run_along_next(rules, from, through, d);
-                    assert_eq!(run(rules, from, through, d), want);
-                    lines += 1;
-                }
+            lines_match(&narrow, [a, b, c], &mut lines);
+            let wide_sets = [
+                u128::from(a) << 64 | u128::from(c),
+                u128::from(b) << 64 | u128::from(a),
+                u128::from(c) << 64 | u128::from(b),
+            ];
+            lines_match(&wide, wide_sets, &mut lines);
+        }
+    }
+
+    /// Asserts that `run` fills the lines `run_along_next` follows, on every board and along
+    /// every direction, from the squares of both `b` and `c` over sparse to dense `through`
+    /// (`a`, then with `b`, then with `c` too, in turn); `lines` counts the lines.
+    fn lines_match<B: Bits>(boards: &[Rules<B>], [a, b, c]: [B; 3], lines: &mut usize) {
+        for rules in boards {
+            let through = [a, a | b, a | b | c][*lines % 3] & rules.squares;
+            let from = b & c & rules.squares;
+            for d in 0..8 {
+                let want = run_along_next(rules, from, through, d);
+                assert_eq!(run(rules, from, through, d), want);
+                *lines += 1;
             }
         }
     }

@@ -230,6 +230,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::movegen::testing::{all_variants, xorshift};
     use crate::Catalogue;
 
     /// The reach search square by square, as it was written first: the oracle of the one that
@@ -337,33 +338,16 @@ mod tests {
         line
     }
 
-    /// Every variant of the catalogue on the bitboards it is played on (every board fits 64
-    /// bits), and on 128 bits (as a variant file's larger board would be).
-    fn every_board() -> (Vec<Rules<u64>>, Vec<Rules<u128>>) {
-        let catalogue = Catalogue::builtin();
-        let ids = catalogue.ids();
-        let narrow = ids
-            .iter()
-            .filter_map(|id| Rules::<u64>::new(catalogue.get(id).unwrap()).ok())
-            .collect();
-        (narrow, crate::movegen::testing::all_variants())
-    }
-
     #[test]
     fn lines_filled_by_doubling_shifts_are_the_lines_step_by_step() {
-        let (narrow, wide) = every_board();
-        assert!(narrow.len() > 40 && wide.len() == narrow.len());
+        let narrow: Vec<Rules<u64>> = all_variants();
+        let wide: Vec<Rules<u128>> = all_variants();
         // Boards of 10x10 in 64 bits end with a single step; none is filled step by step.
         assert!(narrow.iter().any(|r| r.fill_steps > 0));
         assert!(narrow.iter().all(|r| r.fill_rounds >= 3));
         assert!(wide.iter().all(|r| r.fill_rounds >= 3));
         let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = || xorshift(&mut state);
         let mut lines = 0;
         for _ in 0..40 {
             let (a, b, c) = (next(), next(), next());

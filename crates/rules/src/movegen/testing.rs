@@ -6,25 +6,29 @@ use crate::position::Position;
 use crate::rules::Rules;
 use crate::Catalogue;
 
-/// Every variant of the catalogue, as boards of 128 squares.
-pub(crate) fn all_variants() -> Vec<Rules<u128>> {
+/// Every variant of the catalogue, on bitboards of `B` (every board fits 64 bits; 128 are how
+/// a variant file's larger board would be held).
+pub(crate) fn all_variants<B: Bits>() -> Vec<Rules<B>> {
     let catalogue = Catalogue::builtin();
     catalogue
         .ids()
         .into_iter()
-        .map(|id| Rules::<u128>::new(catalogue.get(&id).unwrap()).unwrap())
+        .map(|id| Rules::<B>::new(catalogue.get(&id).unwrap()).unwrap())
         .collect()
+}
+
+/// The next number of a xorshift generator: cheap, fixed random input for tests.
+pub(crate) fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
 }
 
 /// A king or two of White among `enemies` black pieces, some of them kings, on random squares.
 pub(crate) fn crowded(rules: &Rules<u128>, seed: u64, enemies: usize) -> Position<u128> {
     let mut state = seed | 1;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = || xorshift(&mut state);
     let mut free: Vec<u8> = rules.squares.squares().collect();
     let mut take = |next: &mut dyn FnMut() -> u64| {
         let i = (next() % free.len() as u64) as usize;

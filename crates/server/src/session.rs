@@ -1375,11 +1375,9 @@ impl<B: Bits> Session for GameSession<B> {
             "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "GameType",
             "FEN", "SetUp",
         ];
-        let mut extra: Vec<(String, String)> = tags
-            .iter()
-            .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
-            .cloned()
-            .collect();
+        // This game's own ending and clock come first: the writer keeps the first of a repeated
+        // tag, and an imported game's Termination or TimeControl is no longer this game's.
+        let mut extra: Vec<(String, String)> = Vec::new();
         // The result is the main line's, whichever node is shown.
         let mut main = self.clone();
         let _ = main.go(self.tree.main_end());
@@ -1404,6 +1402,11 @@ impl<B: Bits> Session for GameSession<B> {
                 ),
             ));
         }
+        extra.extend(
+            tags.iter()
+                .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
+                .cloned(),
+        );
         let result = match &self.meta.play.ending {
             Some(end) => match end.winner {
                 Some(w) => GameResult::Win(w.into()),

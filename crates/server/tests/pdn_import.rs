@@ -1,7 +1,7 @@
 //! PDN files through the API (issue 11): a whole file listed (every game, bad ones at their
 //! place with their error), one game of it imported, the variant decided by the file and refused
-//! with its name when Damspel does not have it, a recorded game played past a draw claim, and a
-//! file in CP1251 read as written.
+//! with its name when Damspel does not have it, a recorded game played past a draw claim, a file
+//! in CP1251 read as written, and an exported game that reads back as one game.
 
 use crate::common;
 use crate::common::{get, post, temp_db, TestServer};
@@ -186,5 +186,32 @@ async fn an_import_keeps_what_a_game_can_hold_and_lists_the_rest() {
     let first = &again["tree"]["nodes"][1];
     assert_eq!(first["comment"], a.as_str(), "{again}");
     assert_eq!(first["nags"].as_array().unwrap().len(), 8, "{again}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_exported_game_reads_back_as_one_game_with_its_own_ending() {
+    let server = TestServer::start(temp_db("pdn-own-ending"), 1).await;
+    let c = reqwest::Client::new();
+    // White takes Black's last piece: the game is over, and the file's own Termination tag
+    // is no longer this game's ending. The export writes each tag once (a reader takes a
+    // repeated tag for the start of the next game's tags, which would part them from the moves).
+    let pdn = "[GameType \"20\"]\n[FEN \"W:W28:B23\"]\n[Termination \"adjourned\"]\n\
+               [Annotator \"Anna\"]\n\n1. 28x19 *";
+    let (status, state) = post(&c, &server.url("/api/games/import"), json!({ "pdn": pdn })).await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let text = common::pdn(&c, &server, &id).await;
+    assert_eq!(text.matches("[Termination ").count(), 1, "{text}");
+    assert!(!text.contains("adjourned"), "{text}");
+    assert!(text.contains("[Annotator \"Anna\"]"), "{text}");
+    let (status, again) = post(&c, &server.url("/api/games/import"), json!({ "pdn": text })).await;
+    assert_eq!(status, 201, "{again}");
+    assert_eq!(again["history"], state["history"], "{text}");
+    assert_eq!(
+        again["history"].as_array().map(Vec::len),
+        Some(1),
+        "{again}"
+    );
     server.stop().await;
 }

@@ -96,33 +96,37 @@ impl<B: Bits> PdnGame<'_, B> {
         out
     }
 
-    /// The tags, and the empty line before the move text.
+    /// The tags, and the empty line before the move text. Each name is written once
+    /// (case-insensitive, as readers match tags): a reader takes a repeated tag for the start of
+    /// the next game's (ours does, see `read`), which would part the tags from the moves. The
+    /// roster and the tags the writer decides come first and stand; of repeated extra tags, the
+    /// first.
     fn header(&self) -> String {
         let v = self.rules.variant();
         let g = &v.geometry;
-        let result = write_result(v, self.result);
-        let mut out = String::new();
-        for (name, value) in [
-            ("Event", &self.event),
-            ("Site", &self.site),
-            ("Date", &self.date),
-            ("Round", &self.round),
-            ("White", &self.white),
-            ("Black", &self.black),
-            ("Result", &result.to_string()),
-        ] {
-            out.push_str(&tag(name, value));
-        }
-        out.push_str(&tag("Variant", &v.id));
+        let mut tags: Vec<(&str, String)> = vec![
+            ("Event", self.event.clone()),
+            ("Site", self.site.clone()),
+            ("Date", self.date.clone()),
+            ("Round", self.round.clone()),
+            ("White", self.white.clone()),
+            ("Black", self.black.clone()),
+            ("Result", write_result(v, self.result).to_string()),
+            ("Variant", v.id.clone()),
+        ];
         if let Some(game_type) = game_type(v) {
-            out.push_str(&tag("GameType", &game_type));
+            tags.push(("GameType", game_type));
         }
         if self.start != Position::start(self.rules) {
-            out.push_str(&tag("SetUp", "1"));
-            out.push_str(&tag("FEN", &write_fen(g, &self.start)));
+            tags.push(("SetUp", "1".to_string()));
+            tags.push(("FEN", write_fen(g, &self.start)));
         }
-        for (name, value) in &self.extra {
-            out.push_str(&tag(name, value));
+        tags.extend(self.extra.iter().map(|(n, v)| (n.as_str(), v.clone())));
+        let mut out = String::new();
+        for (i, (name, value)) in tags.iter().enumerate() {
+            if !tags[..i].iter().any(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                out.push_str(&tag(name, value));
+            }
         }
         out.push('\n');
         out

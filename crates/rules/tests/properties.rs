@@ -109,9 +109,13 @@ fn all_rules() -> &'static [AnyRules] {
     })
 }
 
+/// `cases` per property by default (CI); `PROPTEST_CASES=100000` for a long run.
 fn config(cases: u32) -> Config {
     Config {
-        cases,
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(cases),
         // Failures are reported with their inputs; no regression files are written.
         failure_persistence: None,
         ..Config::default()

@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 use crate::error::ApiError;
 use crate::pool::Cancel;
 use crate::seats::SeatKeys;
-use crate::tree::{check_comment, check_nag, StoredTree, Tree, MAX_NAGS, MAX_NODES};
+use crate::tree::{check_comment, check_nag, order_nags, StoredTree, Tree, MAX_NAGS, MAX_NODES};
 
 /// Longest game the server keeps, in plies. The draw rules end real games long before (the
 /// longest games of the reference data have a few hundred plies); beyond this a game is not
@@ -755,10 +755,15 @@ impl<B: Bits> GameSession<B> {
                 out.push_str(&format!("{number}... "));
             }
             out.push_str(&shown.notation);
-            for nag in &n.nags {
-                if nag.starts_with('$') {
-                    out.push(' ');
-                }
+            // The strength mark against the move, then the NAGs (rows stored before marks were
+            // put first may have them the other way round).
+            let (nags, marks): (Vec<&String>, Vec<&String>) =
+                n.nags.iter().partition(|t| t.starts_with('$'));
+            for mark in marks {
+                out.push_str(mark);
+            }
+            for nag in nags {
+                out.push(' ');
                 out.push_str(nag);
             }
             out.push(' ');
@@ -1228,11 +1233,7 @@ impl<B: Bits> Session for GameSession<B> {
                     "a move may have at most {MAX_NAGS} NAGs"
                 )))
             }
-            Some(list) => Some(
-                list.iter()
-                    .map(|t| check(check_nag(t)))
-                    .collect::<Result<Vec<_>, _>>()?,
-            ),
+            Some(list) => Some(check(order_nags(list))?),
             None => None,
         };
         let n = self.tree.node_mut(node);

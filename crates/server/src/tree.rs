@@ -285,6 +285,25 @@ pub fn check_nag(text: &str) -> Result<String, String> {
     }
 }
 
+/// A move's marks as a user gives them (each checked by `check_nag`), in the order PDN writes
+/// them: its one strength mark first (written against the move, `9-13!?`), then the NAGs. Two
+/// strength marks would read back as one (`!` `?` as `!?`), and a mark after a NAG as part of it.
+pub fn order_nags(list: &[String]) -> Result<Vec<String>, String> {
+    let (marks, nags): (Vec<String>, Vec<String>) = list
+        .iter()
+        .map(|t| check_nag(t))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .partition(|t| !t.starts_with('$'));
+    if marks.len() > 1 {
+        return Err(format!(
+            "a move has one strength mark, not {}",
+            marks.join(" and ")
+        ));
+    }
+    Ok(marks.into_iter().chain(nags).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,5 +341,19 @@ mod tests {
         assert!(check_nag("x").is_err());
         assert!(check_comment("a } b").is_err());
         assert_eq!(check_comment("  ").unwrap(), None);
+    }
+
+    #[test]
+    fn a_moves_strength_mark_comes_first_and_alone() {
+        let list = |v: &[&str]| v.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+        // PDN writes the mark against the move (`9-13!? $14`); `$14!?` reads as one bad NAG.
+        assert_eq!(
+            order_nags(&list(&["$14", "!?", "$3"])).unwrap(),
+            list(&["!?", "$14", "$3"])
+        );
+        assert_eq!(order_nags(&list(&["$014"])).unwrap(), list(&["$14"]));
+        // `!` and `?` would read back as the one mark `!?`.
+        assert!(order_nags(&list(&["!", "?"])).is_err());
+        assert!(order_nags(&list(&["$1", "x"])).is_err());
     }
 }

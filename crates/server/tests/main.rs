@@ -15,5 +15,6 @@ mod pdn_import;
 mod review;
 mod transport;
 mod tree;
+mod tree_round_trip;
 mod trust;
 mod version;

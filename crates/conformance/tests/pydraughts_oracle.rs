@@ -8,7 +8,8 @@
 //! removal and the capture rules are all compared.
 //!
 //! Needs a Python with pydraughts: set `DAMSPEL_PYTHON` (`.ci/run` installs it in a venv).
-//! Without it the test says so and is skipped.
+//! Without it the test says so and is skipped. `DAMSPEL_ORACLE_ROUNDS=50` runs fifty rounds of
+//! other seeds (one in CI).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
@@ -311,19 +312,22 @@ fn pydraughts_oracle_random_games() {
         eprintln!("skipped: set DAMSPEL_PYTHON to a Python with pydraughts to run this test");
         return;
     };
+    // One round in CI; `DAMSPEL_ORACLE_ROUNDS=50` for a long run over other seeds.
+    let rounds: u64 = std::env::var("DAMSPEL_ORACLE_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
     let mut oracle = Oracle::start(&python);
     let catalogue = Catalogue::builtin();
     let mut failures = Vec::new();
-    for (i, (id, pydraughts)) in VARIANTS.into_iter().enumerate() {
-        let variant = catalogue.get(id).expect("built-in variant");
-        let failure = with_rules!(variant, |rules| run(
-            rules,
-            pydraughts,
-            &mut oracle,
-            7 + i as u64
-        ));
-        if !failure.is_empty() {
-            failures.push(failure);
+    for round in 0..rounds {
+        for (i, (id, pydraughts)) in VARIANTS.into_iter().enumerate() {
+            let variant = catalogue.get(id).expect("built-in variant");
+            let seed = 7 + i as u64 + 1000 * round;
+            let failure = with_rules!(variant, |rules| run(rules, pydraughts, &mut oracle, seed));
+            if !failure.is_empty() {
+                failures.push(failure);
+            }
         }
     }
     assert!(failures.is_empty(), "pydraughts disagrees: {failures:?}");

@@ -1,13 +1,15 @@
 //! Random trees through the API and back: games built by random moves in the past and present
 //! (variations), random comments (PDN's own characters among them) and NAGs, promotions and
 //! deletions, in variants of each notation (numeric and algebraic, White or Black first, a
-//! set-up start), exported as PDN and imported again, must come back as the same tree: the
-//! same moves under the same parents in the same order, with the same comments and NAGs.
+//! set-up start) and in every built-in variant, exported as PDN and imported again, must come
+//! back as the same tree: the same moves under the same parents in the same order, with the
+//! same comments and NAGs.
 //!
-//! Seeded (the same trees on every run); `DAMSPEL_TREE_ROUNDS=200` for a long run.
+//! Seeded (the same trees on every run); `DAMSPEL_TREE_ROUNDS=20` for a long run.
 
 use crate::common;
 use crate::common::{get, post, temp_db, TestServer};
+use damspel_rules::Catalogue;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
@@ -147,9 +149,18 @@ async fn random_trees_come_back_from_their_pdn() {
     let rounds: u64 = std::env::var("DAMSPEL_TREE_ROUNDS")
         .ok()
         .and_then(|n| n.parse().ok())
-        .unwrap_or(3);
+        .unwrap_or(1);
+    // The games above, and one from the start of every built-in variant (irregular boards and
+    // variants without a PDN GameType among them).
+    let catalogue = Catalogue::builtin();
+    let every = catalogue.variants().expect("every variant checks");
+    let games: Vec<(&str, Option<&str>)> = GAMES
+        .iter()
+        .copied()
+        .chain(every.iter().map(|v| (v.id.as_str(), None)))
+        .collect();
     for round in 0..rounds {
-        for (i, (variant, fen)) in GAMES.iter().enumerate() {
+        for (i, (variant, fen)) in games.iter().enumerate() {
             let mut rng = StdRng::seed_from_u64(round * 100 + i as u64);
             let (id, state) = random_tree(&c, &server, &mut rng, variant, *fen).await;
             let pdn = common::pdn(&c, &server, &id).await;

@@ -12,6 +12,7 @@ mod levels;
 mod load;
 mod offload;
 mod pdn_import;
+mod restart;
 mod review;
 mod transport;
 mod tree;

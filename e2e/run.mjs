@@ -632,7 +632,7 @@ const NAV_PDN = `[Event "Club evening"]
 [Result "2-0"]
 [GameType "20"]
 
-1. 32-28 {a classic} 19-23 (1... 18-23 {the other} 2. 37-32) 2. 28x19 14x23 3. 33-28 2-0
+1. 32-28 {[%clk 0:04:58] a classic} 19-23 {[%clk 0:04:55]} (1... 18-23 {the other} 2. 37-32) 2. 28x19 14x23 3. 33-28 2-0
 `;
 
 e2e('navigation: an imported game opens at its start with names, steps by keys, clicks and wheel, a move in the past starts a variation, the PDN keeps it', async () => {
@@ -660,6 +660,10 @@ e2e('navigation: an imported game opens at its start with names, steps by keys, 
   // The variation and the comments are in the list; captures show their full route.
   const list = await page.textContent('[data-role="movelist"]');
   for (const text of ['32-28', '18-23', '37-32', 'a classic', 'the other', '28x19']) assert.ok(list.includes(text), `${text} in ${list}`);
+  // The time left a move's comment records (`[%clk ...]`) is shown beside the move, not as words.
+  assert.ok(!list.includes('%clk'), list);
+  const clocks = await page.$$eval('[data-role="movelist"] .mv .clk', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(clocks, ['0:04:58', '0:04:55']);
   // Keys: Right twice, Left once, End, Home.
   const nodeOf = (n) => state.tree.nodes.find((x) => x.notation === n).id;
   await page.keyboard.press('ArrowRight');
@@ -707,9 +711,11 @@ e2e('navigation: an imported game opens at its start with names, steps by keys, 
   await page.waitForSelector(`[data-role="movelist"] [data-node="${added.id}"].current`);
   await shot(page, 'nav-variation.png');
   // The export writes the new variation.
-  const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
+  // (The export wraps lines at 79 columns: compared with its line breaks made spaces.)
+  const pdn = (await (await fetch(`${BASE}/api/games/${id}/pdn`)).text()).replace(/\s+/g, ' ');
   assert.ok(pdn.includes('(1... 17-22)'), pdn);
   assert.ok(pdn.includes('(1... 18-23 {the other} 2. 37-32)'), pdn);
+  assert.ok(pdn.includes('32-28 {[%clk 0:04:58] a classic}'), pdn);
   await closePage(page);
 });
 
@@ -1269,6 +1275,11 @@ e2e('a clock from the New game dialog: against the engine, shown, running, kept 
   const pdn = await (await fetch(`${BASE}/api/games/${id}/pdn`)).text();
   assert.match(pdn, /\[TimeControl "180\+2"\]/);
   assert.match(pdn, /\{\[%clk 0:0\d:\d\d\]\}/);
+  // The move list shows each mover's time left beside the move, as the PDN has it.
+  const written = [...pdn.matchAll(/\[%clk (\d+:\d\d:\d\d)\]/g)].map((m) => m[1]);
+  await page.waitForFunction(() => document.querySelectorAll('[data-role="movelist"] .mv .clk').length === 2);
+  const shown = await page.$$eval('[data-role="movelist"] .mv .clk', (els) => els.map((e) => e.textContent));
+  assert.deepEqual(shown, written);
   // The dialog remembers the clock for the next game.
   await openNewGameDialog(page);
   assert.equal(await page.inputValue('[data-field="clock-minutes"]'), '3');

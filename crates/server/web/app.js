@@ -2020,13 +2020,43 @@ function moveNumber(ply) {
   return Math.floor((ply + 1) / 2);
 }
 
-function moveSpan(n, cur, cls = '') {
+/**
+ * A comment's PGN commands (`[%clk 0:05:02]`, as Damspel and lichess write the time left, and
+ * others such as `[%eval 0.3]`) are data, not words: the time left is shown beside the move and
+ * the other commands are left out. The comment itself keeps them (export writes them back).
+ */
+function splitComment(text) {
+  if (!text) return { words: '', clock: null };
+  let clock = null;
+  const words = text
+    .replace(/\[%(\w+)([^\]]*)\]/g, (_, command, value) => {
+      if (command === 'clk' && clock === null) clock = value.trim();
+      return ' ';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  return { words, clock };
+}
+
+/** The mover's time left after a move of the main line of a game with a clock (h:mm:ss, as the
+ * PDN export's `[%clk]` writes it), or null. */
+function clockAfter(g, n) {
+  const left = g.clock?.after?.[n.ply - 1];
+  if (!left) return null;
+  const s = Math.floor(Math.max(0, n.side === 'white' ? left[0] : left[1]) / 1000);
+  return `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+function moveSpan(n, cur, cls = '', played = null) {
   const nags = (n.nags || []).map((x) => `<span class="nag">${esc(x)}</span>`).join('');
-  return `<span class="mv ${n.side}${n.id === cur ? ' current' : ''}${cls}" data-node="${n.id}" data-ply="${n.ply}" title="${esc(n.full)}">${esc(moveLabel(n))}${nags}</span>`;
+  const clock = splitComment(n.comment).clock || played;
+  const clk = clock ? `<span class="clk" title="${esc(tr('moves.clock_left'))}">${esc(clock)}</span>` : '';
+  return `<span class="mv ${n.side}${n.id === cur ? ' current' : ''}${cls}" data-node="${n.id}" data-ply="${n.ply}" title="${esc(n.full)}">${esc(moveLabel(n))}${nags}${clk}</span>`;
 }
 
 function commentHtml(text) {
-  return text ? `<span class="comment">${esc(text)}</span>` : '';
+  const { words } = splitComment(text);
+  return words ? `<span class="comment">${esc(words)}</span>` : '';
 }
 
 /** A variation inline: its moves, numbered, with the variations inside it in parentheses. */
@@ -2053,13 +2083,13 @@ function lineHtml(nodes, id, cur) {
 /** The main line as numbered rows, each move's variations in a box under its row. */
 function moveTreeHtml(g) {
   const { nodes, current } = g.tree;
-  let html = nodes[0].comment ? `<li class="vars">${commentHtml(nodes[0].comment)}</li>` : '';
+  let html = splitComment(nodes[0].comment).words ? `<li class="vars">${commentHtml(nodes[0].comment)}</li>` : '';
   const main = [];
   for (let id = nodes[0].children[0]; id !== undefined; id = nodes[id].children[0]) main.push(nodes[id]);
   let row = null;
   const flush = () => {
     if (!row) return;
-    const cell = (n) => (n ? moveSpan(n, current) : '<span class="mv empty">…</span>');
+    const cell = (n) => (n ? moveSpan(n, current, '', clockAfter(g, n)) : '<span class="mv empty">…</span>');
     html += `<li><span class="no">${moveNumber(row.ply)}.</span>${cell(row.a)}${cell(row.b)}</li>`;
     row = null;
   };
@@ -2071,7 +2101,7 @@ function moveTreeHtml(g) {
     }
     if (!odd) row.b = n;
     const vars = nodes[n.parent].children.slice(1);
-    if (vars.length || n.comment) {
+    if (vars.length || splitComment(n.comment).words) {
       flush();
       html += '<li class="vars">';
       html += commentHtml(n.comment);

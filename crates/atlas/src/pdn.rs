@@ -1,6 +1,7 @@
 //! A stored game as PDN: the roster tags, the atlas's own tags, and move text with the engine's
-//! evaluation after each of its moves as a `{%eval M}` comment (men, from the first player's
-//! view, as lichess writes `%eval` in pawns from White's).
+//! evaluation after each of its moves as a `{[%eval M]}` comment (men, from the first player's
+//! view): the comment command lichess writes and PGN tools read (`[%eval 0.17]`, in pawns from
+//! White's view), so that the evaluations of an atlas game show in such tools.
 
 use damspel_notation::format_move;
 use damspel_notation::pdn::{game_type, write_result, GameResult};
@@ -46,7 +47,7 @@ pub fn movetext<B: Bits>(
             text
         });
         if let Some(Some(eval)) = evals.get(i) {
-            tokens.push(format!("{{%eval {:.2}}}", f64::from(*eval) / 100.0));
+            tokens.push(format!("{{[%eval {:.2}]}}", f64::from(*eval) / 100.0));
         }
         if mover != first {
             number += 1;

@@ -234,12 +234,34 @@ fn check_game<B: Bits>(rules: &Arc<Rules<B>>, conn: &Connection, key: (&str, i64
         })
         .collect();
     assert_eq!(stored, expected, "{variant} {pair}.{game}");
-    // One %eval comment per engine move.
-    assert_eq!(
-        pdn.matches("{%eval ").count(),
-        plies as usize - opening_len,
-        "{pdn}"
-    );
+    // One comment per engine move, the `[%eval M]` command alone, M in men with two decimals
+    // (as lichess writes `{ [%eval 0.17] }`).
+    // The stored evaluations (centi-men) are the comments' in men.
+    let comments: Vec<&str> = pdn
+        .split('{')
+        .skip(1)
+        .filter_map(|c| c.split('}').next())
+        .collect();
+    let evals: Vec<i64> = conn
+        .prepare(
+            "SELECT eval FROM plies WHERE variant = ?1 AND pair = ?2 AND game = ?3 AND eval IS NOT NULL ORDER BY ply",
+        )
+        .unwrap()
+        .query_map(rusqlite::params![variant, pair, game], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(comments.len(), plies as usize - opening_len, "{pdn}");
+    assert_eq!(comments.len(), evals.len(), "{pdn}");
+    for (c, eval) in comments.iter().zip(&evals) {
+        let written = format!(
+            "[%eval {}{}.{:02}]",
+            if *eval < 0 { "-" } else { "" },
+            eval.abs() / 100,
+            eval.abs() % 100
+        );
+        assert_eq!(*c, written, "{pdn}");
+    }
     // The stored result is the one the rules give at the end of the PDN.
     let last = played.plies.len();
     let claimed = |p: &str| {

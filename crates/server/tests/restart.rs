@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::common::{config, get, post, temp_db, TestServer};
+use crate::common::{config, get, post, temp_db, Events, TestServer};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
@@ -259,8 +259,9 @@ async fn acknowledged_states_survive_eviction_and_restart() {
 }
 
 /// Several clients act on the same games at once, each from the state it saw last (often
-/// stale, so many actions are refused): every change acknowledged has its own version, and
-/// the game shows the one acknowledged last, before and after a restart.
+/// stale, so many actions are refused): every change acknowledged has its own version, the
+/// game shows the one acknowledged last, before and after a restart, and a watcher's event
+/// stream brings states in the order of their versions, ending with that one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_changes_are_each_acknowledged_once() {
     let db = temp_db("restart-concurrent");
@@ -272,6 +273,12 @@ async fn concurrent_changes_are_each_acknowledged_once() {
         let (id, state) = create(&c, &server, body, import).await;
         first.insert(id.clone(), state);
         ids.push(id);
+    }
+    // A watcher of each game (no seat), listening from the start.
+    let mut watchers = Vec::new();
+    for id in &ids {
+        let url = server.url(&format!("/api/games/{id}/events"));
+        watchers.push((id.clone(), Events::open(&c, &url).await));
     }
     let server = std::sync::Arc::new(server);
     let mut clients = Vec::new();
@@ -327,6 +334,25 @@ async fn concurrent_changes_are_each_acknowledged_once() {
         last.insert(id, states.pop().unwrap());
     }
     check(&c, &server, &last, "after the clients").await;
+    for (id, mut events) in watchers {
+        let Some(acked) = last.get(&id) else { continue };
+        let mut seen = 0;
+        loop {
+            let state = events.next_state().await;
+            let version = state["version"].as_u64().unwrap();
+            assert!(
+                version > seen || seen == 0,
+                "{id}: an event of version {version} after {seen}"
+            );
+            seen = version;
+            if version >= acked["version"].as_u64().unwrap() {
+                if let Err(diff) = same(&state, acked) {
+                    panic!("{id}: the last event is not the state acknowledged last:\n{diff}");
+                }
+                break;
+            }
+        }
+    }
     server.stop().await;
     let server = TestServer::start(db, 1).await;
     check(&c, &server, &last, "after a restart").await;

@@ -3,59 +3,13 @@
 //! on counting. The page needs it to tell a state that arrived late (an event of the human's
 //! move after the answer with the engine's reply) from the one it shows.
 
-use std::time::Duration;
-
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, temp_db, Events, TestServer};
 use serde_json::{json, Value};
 
 fn version(state: &Value) -> u64 {
     state["version"]
         .as_u64()
         .unwrap_or_else(|| panic!("a state without a version: {state}"))
-}
-
-/// The `state` events of an event stream, as they come.
-struct Events {
-    response: reqwest::Response,
-    text: String,
-}
-
-impl Events {
-    async fn open(c: &reqwest::Client, url: &str) -> Events {
-        let response = c.get(url).send().await.unwrap();
-        assert_eq!(response.status(), 200);
-        Events {
-            response,
-            text: String::new(),
-        }
-    }
-
-    /// The next `state` event's data (other events are skipped).
-    async fn next_state(&mut self) -> Value {
-        let wait = tokio::time::timeout(Duration::from_secs(10), async {
-            loop {
-                while let Some(end) = self.text.find("\n\n") {
-                    let event: String = self.text.drain(..end + 2).collect();
-                    if !event.lines().any(|l| l == "event: state") {
-                        continue;
-                    }
-                    let data: String = event
-                        .lines()
-                        .filter_map(|l| l.strip_prefix("data: "))
-                        .collect();
-                    return serde_json::from_str(&data).unwrap();
-                }
-                let chunk = self
-                    .response
-                    .chunk()
-                    .await
-                    .unwrap()
-                    .expect("the stream ended");
-                self.text.push_str(&String::from_utf8_lossy(&chunk));
-            }
-        });
-        wait.await.expect("no state event within 10 s")
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

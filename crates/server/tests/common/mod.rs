@@ -150,3 +150,49 @@ pub async fn get(client: &reqwest::Client, url: &str) -> (u16, Value) {
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
+
+/// The `state` events of a game's event stream, as they come.
+pub struct Events {
+    response: reqwest::Response,
+    /// Bytes read and not yet taken as events (a character may be split between chunks).
+    bytes: Vec<u8>,
+}
+
+impl Events {
+    pub async fn open(c: &reqwest::Client, url: &str) -> Events {
+        let response = c.get(url).send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        Events {
+            response,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// The next `state` event's data (other events are skipped).
+    pub async fn next_state(&mut self) -> Value {
+        let wait = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            loop {
+                while let Some(end) = self.bytes.windows(2).position(|w| w == b"\n\n") {
+                    let event: Vec<u8> = self.bytes.drain(..end + 2).collect();
+                    let event = String::from_utf8(event).expect("an event is UTF-8");
+                    if !event.lines().any(|l| l == "event: state") {
+                        continue;
+                    }
+                    let data: String = event
+                        .lines()
+                        .filter_map(|l| l.strip_prefix("data: "))
+                        .collect();
+                    return serde_json::from_str(&data).unwrap();
+                }
+                let chunk = self
+                    .response
+                    .chunk()
+                    .await
+                    .unwrap()
+                    .expect("the stream ended");
+                self.bytes.extend_from_slice(&chunk);
+            }
+        });
+        wait.await.expect("no state event within 10 s")
+    }
+}

@@ -632,7 +632,7 @@ const NAV_PDN = `[Event "Club evening"]
 [Result "2-0"]
 [GameType "20"]
 
-1. 32-28 {[%clk 0:04:58] a classic} 19-23 {[%clk 0:04:55]} (1... 18-23 {the other} 2. 37-32) 2. 28x19 14x23 3. 33-28 2-0
+1. 32-28 {[%clk 0:04:58] a classic} 19-23 {[%clock W0:04:58 b0:04:51]} (1... 18-23 {the other} 2. 37-32) 2. 28x19 14x23 3. 33-28 2-0
 `;
 
 e2e('navigation: an imported game opens at its start with names, steps by keys, clicks and wheel, a move in the past starts a variation, the PDN keeps it', async () => {
@@ -660,10 +660,11 @@ e2e('navigation: an imported game opens at its start with names, steps by keys, 
   // The variation and the comments are in the list; captures show their full route.
   const list = await page.textContent('[data-role="movelist"]');
   for (const text of ['32-28', '18-23', '37-32', 'a classic', 'the other', '28x19']) assert.ok(list.includes(text), `${text} in ${list}`);
-  // The time left a move's comment records (`[%clk ...]`) is shown beside the move, not as words.
-  assert.ok(!list.includes('%clk'), list);
+  // The time left a move's comment records is shown beside the move, not as words: Damspel's
+  // and lichess's `[%clk ...]`, and the mover's of lidraughts's two clocks, `[%clock ...]`.
+  assert.ok(!list.includes('%clk') && !list.includes('%clock'), list);
   const clocks = await page.$$eval('[data-role="movelist"] .mv .clk', (els) => els.map((e) => e.textContent));
-  assert.deepEqual(clocks, ['0:04:58', '0:04:55']);
+  assert.deepEqual(clocks, ['0:04:58', '0:04:51']);
   // Keys: Right twice, Left once, End, Home.
   const nodeOf = (n) => state.tree.nodes.find((x) => x.notation === n).id;
   await page.keyboard.press('ArrowRight');

@@ -2021,16 +2021,19 @@ function moveNumber(ply) {
 }
 
 /**
- * A comment's PGN commands (`[%clk 0:05:02]`, as Damspel and lichess write the time left, and
- * others such as `[%eval 0.3]`) are data, not words: the time left is shown beside the move and
- * the other commands are left out. The comment itself keeps them (export writes them back).
+ * A comment's PGN commands (`[%clk 0:05:02]`, as Damspel and lichess write the time left;
+ * `[%clock w0:09:57 B0:09:58]`, as lidraughts writes both clocks; others such as
+ * `[%eval 0.3]`) are data, not words: the time left of the side that moved (`side`) is shown
+ * beside the move and the other commands are left out. The comment itself keeps them (export
+ * writes them back).
  */
-function splitComment(text) {
+function splitComment(text, side) {
   if (!text) return { words: '', clock: null };
   let clock = null;
   const words = text
     .replace(/\[%(\w+)([^\]]*)\]/g, (_, command, value) => {
-      if (command === 'clk' && clock === null) clock = value.trim();
+      if (clock === null && command === 'clk') clock = value.trim();
+      if (clock === null && command === 'clock') clock = moverTime(value, side);
       return ' ';
     })
     .replace(/\s+/g, ' ')
@@ -2047,9 +2050,18 @@ function clockAfter(g, n) {
   return `${Math.floor(s / 3600)}:${String(Math.floor(s / 60) % 60).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
 }
 
+/** The mover's time in a `%clock` value: one time, or that of its side among lidraughts's two
+ * (`w0:09:57 B0:09:58`: a letter per side, the side to move in capitals). */
+function moverTime(value, side) {
+  const times = [...value.matchAll(/([wWbB]?)(\d+:\d\d:\d\d)/g)];
+  if (times.length === 1 && !times[0][1]) return times[0][2];
+  const mine = times.find((m) => m[1] && m[1].toLowerCase() === (side || '').charAt(0));
+  return mine ? mine[2] : null;
+}
+
 function moveSpan(n, cur, cls = '', played = null) {
   const nags = (n.nags || []).map((x) => `<span class="nag">${esc(x)}</span>`).join('');
-  const clock = splitComment(n.comment).clock || played;
+  const clock = splitComment(n.comment, n.side).clock || played;
   const clk = clock ? `<span class="clk" title="${esc(tr('moves.clock_left'))}">${esc(clock)}</span>` : '';
   return `<span class="mv ${n.side}${n.id === cur ? ' current' : ''}${cls}" data-node="${n.id}" data-ply="${n.ply}" title="${esc(n.full)}">${esc(moveLabel(n))}${nags}${clk}</span>`;
 }

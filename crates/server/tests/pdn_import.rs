@@ -1,7 +1,8 @@
 //! PDN files through the API (issue 11): a whole file listed (every game, bad ones at their
 //! place with their error), one game of it imported, the variant decided by the file and refused
 //! with its name when Damspel does not have it, a recorded game played past a draw claim, a file
-//! in CP1251 read as written, and an exported game that reads back as one game.
+//! in CP1251 read as written, an exported game that reads back as one game, and a game as
+//! lidraughts exports it (clocks in every move's comment).
 
 use crate::common;
 use crate::common::{get, post, temp_db, TestServer};
@@ -213,5 +214,76 @@ async fn an_exported_game_reads_back_as_one_game_with_its_own_ending() {
         Some(1),
         "{again}"
     );
+    server.stop().await;
+}
+
+/// A game as lidraughts exports it (its tags, both clocks after every move as `[%clock ...]`
+/// with the side to move in capitals, a last comment before the result): it reads whole, keeps
+/// every clock in its move's comment and every tag, and its export reads back the same.
+const LIDRAUGHTS: &str =
+    "[Event \"Casual Rapid game\"]\n[Site \"https://lidraughts.org/abcdefgh\"]\n\
+[Date \"2020.04.07\"]\n[Round \"-\"]\n[White \"Anonymous\"]\n[Black \"lidraughts AI level 3\"]\n\
+[Result \"2-0\"]\n[UTCDate \"2020.04.07\"]\n[UTCTime \"00:54:55\"]\n[WhiteElo \"?\"]\n\
+[BlackElo \"?\"]\n[GameType \"20\"]\n[TimeControl \"600+0\"]\n[Opening \"?\"]\n\
+[Termination \"Normal\"]\n[Annotator \"lidraughts.org\"]\n\n\
+1. 31-26 {[%clock w0:10:00 B0:10:00]} 18-22 {[%clock W0:10:00 b0:10:00]} 2. 34-30 \
+{[%clock w0:09:57 B0:09:58]} 20-25 {[%clock W0:09:57 b0:09:58]} 3. 30-24 {[%clock w0:09:55 \
+B0:09:58]} 19x30 {[%clock W0:09:55 b0:09:58]} 4. 35x24 {[%clock w0:09:54 B0:09:56]} 14-20 \
+{[%clock W0:09:54 b0:09:56]} 5. 24-19 {[%clock w0:09:51 B0:09:56]} 13x24 {[%clock W0:09:51 \
+b0:09:56]} {Black resigns.} 2-0\n";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
+    let server = TestServer::start(temp_db("pdn-lidraughts"), 1).await;
+    let c = reqwest::Client::new();
+    let import = server.url("/api/games/import");
+    let (status, state) = post(&c, &import, json!({ "pdn": LIDRAUGHTS })).await;
+    assert_eq!(status, 201, "{state}");
+    assert_eq!(state["variant"], "international");
+    let nodes = state["tree"]["nodes"].as_array().unwrap();
+    let main: Vec<&serde_json::Value> = nodes.iter().skip(1).collect();
+    assert_eq!(main.len(), 10, "{state}");
+    for (ply, node) in main.iter().enumerate() {
+        let comment = node["comment"].as_str().unwrap_or_default();
+        // White's moves: White's clock in small letters, Black's (to move) in capitals.
+        let mover = if ply % 2 == 0 { " w0:" } else { " b0:" };
+        assert!(
+            comment.starts_with("[%clock") && comment.contains(mover),
+            "ply {}: {comment}",
+            ply + 1
+        );
+    }
+    assert!(main[9]["comment"]
+        .as_str()
+        .unwrap()
+        .contains("Black resigns."));
+    let id = state["id"].as_str().unwrap();
+    let pdn = common::pdn(&c, &server, id).await;
+    for tag in [
+        "[UTCTime \"00:54:55\"]",
+        "[TimeControl \"600+0\"]",
+        "[Annotator \"lidraughts.org\"]",
+    ] {
+        assert!(pdn.contains(tag), "{tag} in {pdn}");
+    }
+    // Read back, the same moves and comments (the last move's two comments are one, and the
+    // export wraps it: compared with runs of whitespace made one space).
+    let (status, again) = post(&c, &import, json!({ "pdn": pdn })).await;
+    assert_eq!(status, 201, "{again}");
+    let moves = |s: &serde_json::Value| -> Vec<(String, String)> {
+        s["tree"]["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let comment = n["comment"].as_str().unwrap_or_default();
+                (
+                    n["full"].as_str().unwrap_or_default().to_string(),
+                    comment.split_whitespace().collect::<Vec<_>>().join(" "),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(moves(&again), moves(&state), "{pdn}");
     server.stop().await;
 }

@@ -11,7 +11,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use axum::Json;
 use damspel_engine::Level;
-use damspel_notation::pdn::VariantDecider;
+use damspel_notation::pdn::{GameResult, VariantDecider};
 use damspel_rules::describe::{catalogue_order, family_description, FAMILIES};
 use damspel_rules::{with_rules, Catalogue, Color, Position, Squares, Variant};
 use rand::RngExt;
@@ -720,6 +720,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     let mut claims = Vec::new();
     let mut tags = Vec::new();
     let mut lines = None;
+    let mut recorded = None;
     let (v, start_fen, moves) = match (&body.fen, pdn) {
         (Some(_), Some(_)) => return Err(ApiError::unprocessable("give a fen or a pdn, not both")),
         (None, Some(bytes)) => {
@@ -747,6 +748,11 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             claims = ready.claims;
             tags = game.tags.clone();
             lines = Some(game.tree.clone());
+            recorded = game
+                .result
+                .as_deref()
+                .or_else(|| game.tag("Result"))
+                .and_then(|r| damspel_notation::pdn::read_result(&v, r));
             (v, ready.start_fen, ready.moves)
         }
         (Some(fen), None) => {
@@ -834,6 +840,27 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
                 e.message
             ))
         })?;
+    }
+    // A result the PDN records where the moves do not end the game (a resignation, an agreed
+    // draw) ends it there, as a resignation in Damspel would: the export writes it back and
+    // the end of the main line takes no more moves (variations in the past do).
+    if !session.main_over() {
+        let plies = session.main_plies();
+        let ending = match recorded {
+            Some(GameResult::Win(winner)) => Some(friend::Ending::win(
+                winner,
+                friend::How::Recorded,
+                format!("{winner} wins: the result recorded"),
+                plies,
+            )),
+            Some(GameResult::Draw) => Some(friend::Ending::draw(
+                friend::How::Recorded,
+                "draw: the result recorded".to_string(),
+                plies,
+            )),
+            Some(GameResult::Unfinished) | None => None,
+        };
+        session.meta_mut().play.ending = ending;
     }
     // The file's variations, comments and NAGs.
     let skipped = lines.map(|l| session.graft(&l)).unwrap_or_default();

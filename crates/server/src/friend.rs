@@ -63,6 +63,9 @@ pub enum How {
     Agreement,
     Claim,
     Time,
+    /// The result an imported PDN game records where its moves do not end it on the board
+    /// (a resignation, an agreed draw, a loss on time of a game played elsewhere).
+    Recorded,
 }
 
 /// A result decided by the players or the clock.

@@ -1382,7 +1382,14 @@ impl<B: Bits> Session for GameSession<B> {
         // The result is the main line's, whichever node is shown.
         let mut main = self.clone();
         let _ = main.go(self.tree.main_end());
-        if let Some(o) = main.outcome_json() {
+        // (A result recorded by an imported PDN keeps the file's own Termination, if any.)
+        let recorded = self
+            .meta
+            .play
+            .ending
+            .as_ref()
+            .is_some_and(|e| e.how == crate::friend::How::Recorded);
+        if let Some(o) = main.outcome_json().filter(|_| !recorded) {
             extra.push(("Termination".to_string(), o.reason));
         }
         if let Some(clock) = &self.meta.play.clock {

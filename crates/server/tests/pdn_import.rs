@@ -257,15 +257,34 @@ async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
         .as_str()
         .unwrap()
         .contains("Black resigns."));
+    // Black resigned: the recorded 2-0 ends the game where its moves end (the board does not).
+    assert_eq!(state["outcome"]["winner"], "white", "{state}");
     let id = state["id"].as_str().unwrap();
     let pdn = common::pdn(&c, &server, id).await;
     for tag in [
+        "[Result \"2-0\"]",
+        "[Termination \"Normal\"]",
         "[UTCTime \"00:54:55\"]",
         "[TimeControl \"600+0\"]",
         "[Annotator \"lidraughts.org\"]",
     ] {
         assert!(pdn.contains(tag), "{tag} in {pdn}");
     }
+    assert!(pdn.trim_end().ends_with("2-0"), "{pdn}");
+    // The end takes no more moves; a variation in the past is analysed.
+    let mv = |node: usize, text: &str| {
+        let url = server.url(&format!("/api/games/{id}/move"));
+        let body = json!({"move": text, "from": node});
+        let c = c.clone();
+        async move { post(&c, &url, body).await }
+    };
+    let end = state["tree"]["main_end"].as_u64().unwrap() as usize;
+    // (No move is legal there any more: the state lists none.)
+    assert_eq!(state["legal"], json!([]), "{state}");
+    let (status, e) = mv(end, "32-28").await;
+    assert_eq!(status, 409, "{e}");
+    let (status, e) = mv(1, "17-21").await;
+    assert_eq!(status, 200, "{e}");
     // Read back, the same moves and comments (the last move's two comments are one, and the
     // export wraps it: compared with runs of whitespace made one space).
     let (status, again) = post(&c, &import, json!({ "pdn": pdn })).await;
@@ -285,5 +304,6 @@ async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
             .collect()
     };
     assert_eq!(moves(&again), moves(&state), "{pdn}");
+    assert_eq!(again["outcome"], state["outcome"], "{pdn}");
     server.stop().await;
 }

@@ -1,9 +1,10 @@
 //! Nothing acknowledged is lost (issue 10, item 5), as a property: random actions on several
 //! games at once (moves in the past and present, the engine's moves, undo, redo, goto,
 //! comments and NAGs, promotions and deletions, draw offers and their answers, resignation,
-//! a friend's game with a clock, an imported game) are each answered with the game's state; a
-//! game that leaves memory and comes back, and every game after a restart of the server on
-//! the same database, must show exactly the state last acknowledged.
+//! a friend's game with a clock, an imported game that its recorded result ends) are each
+//! answered with the game's state; a game that leaves memory and comes back, and every game
+//! after a restart of the server on the same database, must show exactly the state last
+//! acknowledged.
 //!
 //! Seeded (the same actions on every run); `DAMSPEL_RESTART_ROUNDS=20` for a long run.
 
@@ -39,7 +40,7 @@ fn games() -> Vec<(Value, bool)> {
             false,
         ),
         (
-            json!({"pdn": "[Event \"Club\"]\n[White \"A\"]\n[Black \"B\"]\n[GameType \"20\"]\n1. 32-28 {opening} 19-23 2. 28x19 14x23 (13x24 3. 37-32) 3. 37-32 *", "white": "human", "black": "human"}),
+            json!({"pdn": "[Event \"Club\"]\n[White \"A\"]\n[Black \"B\"]\n[GameType \"20\"]\n1. 32-28 {opening} 19-23 2. 28x19 14x23 (13x24 3. 37-32) 3. 37-32 {White wins on time.} 2-0", "white": "human", "black": "human"}),
             true,
         ),
     ]

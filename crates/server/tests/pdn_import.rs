@@ -219,7 +219,8 @@ async fn an_exported_game_reads_back_as_one_game_with_its_own_ending() {
 
 /// A game as lidraughts exports it (its tags, both clocks after every move as `[%clock ...]`
 /// with the side to move in capitals, a last comment before the result): it reads whole, keeps
-/// every clock in its move's comment and every tag, and its export reads back the same.
+/// every clock in its move's comment and every tag, its recorded result (Black resigned) ends
+/// it, and its export reads back the same.
 const LIDRAUGHTS: &str =
     "[Event \"Casual Rapid game\"]\n[Site \"https://lidraughts.org/abcdefgh\"]\n\
 [Date \"2020.04.07\"]\n[Round \"-\"]\n[White \"Anonymous\"]\n[Black \"lidraughts AI level 3\"]\n\
@@ -272,18 +273,13 @@ async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
     }
     assert!(pdn.trim_end().ends_with("2-0"), "{pdn}");
     // The end takes no more moves; a variation in the past is analysed.
-    let mv = |node: usize, text: &str| {
-        let url = server.url(&format!("/api/games/{id}/move"));
-        let body = json!({"move": text, "from": node});
-        let c = c.clone();
-        async move { post(&c, &url, body).await }
-    };
-    let end = state["tree"]["main_end"].as_u64().unwrap() as usize;
+    let play = server.url(&format!("/api/games/{id}/move"));
+    let end = state["tree"]["main_end"].as_u64().unwrap();
     // (No move is legal there any more: the state lists none.)
     assert_eq!(state["legal"], json!([]), "{state}");
-    let (status, e) = mv(end, "32-28").await;
+    let (status, e) = post(&c, &play, json!({"move": "32-28", "from": end})).await;
     assert_eq!(status, 409, "{e}");
-    let (status, e) = mv(1, "17-21").await;
+    let (status, e) = post(&c, &play, json!({"move": "17-21", "from": 1})).await;
     assert_eq!(status, 200, "{e}");
     // Read back, the same moves and comments (the last move's two comments are one, and the
     // export wraps it: compared with runs of whitespace made one space).

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::common::{config, get, post, temp_db, Events, TestServer};
+use crate::common::{self, config, get, post, temp_db, Events, TestServer};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
@@ -194,10 +194,7 @@ async fn check(c: &reqwest::Client, s: &TestServer, acked: &HashMap<String, Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_states_survive_eviction_and_restart() {
-    let rounds: u64 = std::env::var("DAMSPEL_RESTART_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let rounds = common::rounds("DAMSPEL_RESTART_ROUNDS");
     let db = temp_db("restart");
     let settings = |db| {
         let mut cfg = config(db, 1);
@@ -310,7 +307,7 @@ async fn concurrent_changes_are_each_acknowledged_once() {
     let mut acks: HashMap<String, Vec<Value>> = HashMap::new();
     for client in clients {
         let mine = client.await.unwrap();
-        // One client's acknowledgements come in the order of the changes.
+        // One client's acknowledgements of a game, one after the other, rise in version.
         for pair in mine.windows(2).filter(|p| p[0].0 == p[1].0) {
             assert!(pair[0].1["version"].as_u64() < pair[1].1["version"].as_u64());
         }

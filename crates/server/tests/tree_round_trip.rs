@@ -146,10 +146,7 @@ async fn random_tree(
 async fn random_trees_come_back_from_their_pdn() {
     let server = TestServer::start(temp_db("tree-round-trip"), 1).await;
     let c = reqwest::Client::new();
-    let rounds: u64 = std::env::var("DAMSPEL_TREE_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let rounds = common::rounds("DAMSPEL_TREE_ROUNDS");
     // The games above, and one from the start of every built-in variant (irregular boards and
     // variants without a PDN GameType among them).
     let catalogue = Catalogue::builtin();

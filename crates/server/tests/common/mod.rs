@@ -22,6 +22,15 @@ pub struct TestServer {
     task: Option<tokio::task::JoinHandle<()>>,
 }
 
+/// Rounds of a seeded random test: one, or the number in the environment variable `var` for a
+/// long run.
+pub fn rounds(var: &str) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+}
+
 pub fn temp_db(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("damspel-server-tests-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Info, Level, Limits, PvLine, Reporter, ScoreKind};
-use damspel_notation::pdn::{tag_value, GameResult, Item, Line, PdnGame};
+use damspel_notation::pdn::{tag_value, write_result, GameResult, Item, Line, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_fen, parse_move_among, write_fen,
 };
@@ -19,7 +19,9 @@ use serde_json::{json, Value};
 use crate::error::ApiError;
 use crate::pool::Cancel;
 use crate::seats::SeatKeys;
-use crate::tree::{check_comment, check_nag, order_nags, StoredTree, Tree, MAX_NAGS, MAX_NODES};
+use crate::tree::{
+    check_comment, check_nag, is_strength_mark, order_nags, StoredTree, Tree, MAX_NAGS, MAX_NODES,
+};
 
 /// Longest game the server keeps, in plies. The draw rules end real games long before (the
 /// longest games of the reference data have a few hundred plies); beyond this a game is not
@@ -103,6 +105,8 @@ pub struct PlyJson {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct OutcomeJson {
+    /// As the variant's PDN writes it (`2-0` in International, `1-0` for Black, the first
+    /// player, in American checkers), so that the page and the export agree.
     pub result: &'static str,
     pub winner: Option<&'static str>,
     pub reason: String,
@@ -757,8 +761,8 @@ impl<B: Bits> GameSession<B> {
             out.push_str(&shown.notation);
             // The strength mark against the move, then the NAGs (rows stored before marks were
             // put first may have them the other way round).
-            let (nags, marks): (Vec<&String>, Vec<&String>) =
-                n.nags.iter().partition(|t| t.starts_with('$'));
+            let (marks, nags): (Vec<&String>, Vec<&String>) =
+                n.nags.iter().partition(|t| is_strength_mark(t));
             for mark in marks {
                 out.push_str(mark);
             }
@@ -1338,18 +1342,23 @@ impl<B: Bits> Session for GameSession<B> {
         if let Some(end) = &self.meta.play.ending {
             if self.at_main_end() {
                 return Some(OutcomeJson {
-                    result: match end.winner {
-                        Some(crate::friend::Side::White) => "1-0",
-                        Some(crate::friend::Side::Black) => "0-1",
-                        None => "1/2-1/2",
-                    },
+                    result: write_result(
+                        self.game.rules().variant(),
+                        match end.winner {
+                            Some(w) => GameResult::Win(w.into()),
+                            None => GameResult::Draw,
+                        },
+                    ),
                     winner: end.winner.map(|s| color_name(s.into())),
                     reason: end.reason.clone(),
                 });
             }
         }
         self.game.outcome().map(|o| OutcomeJson {
-            result: o.result_text(),
+            result: write_result(
+                self.game.rules().variant(),
+                GameResult::from_outcome(Some(&o)),
+            ),
             winner: match o {
                 Outcome::Win { winner, .. } => Some(color_name(winner)),
                 Outcome::Draw(_) => None,

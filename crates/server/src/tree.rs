@@ -285,6 +285,11 @@ pub fn check_nag(text: &str) -> Result<String, String> {
     }
 }
 
+/// Whether a mark checked by `check_nag` is a strength mark (`!?`), not a NAG (`$3`).
+pub fn is_strength_mark(mark: &str) -> bool {
+    !mark.starts_with('$')
+}
+
 /// A move's marks as a user gives them (each checked by `check_nag`), in the order PDN writes
 /// them: its one strength mark first (written against the move, `9-13!?`), then the NAGs. Two
 /// strength marks would read back as one (`!` `?` as `!?`), and a mark after a NAG as part of it.
@@ -294,7 +299,7 @@ pub fn order_nags(list: &[String]) -> Result<Vec<String>, String> {
         .map(|t| check_nag(t))
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
-        .partition(|t| !t.starts_with('$'));
+        .partition(|t| is_strength_mark(t));
     if marks.len() > 1 {
         return Err(format!(
             "a move has one strength mark, not {}",

@@ -427,6 +427,83 @@ async fn the_games_list_counts_the_main_line_while_a_variation_is_shown() {
     server.stop().await;
 }
 
+/// A result reads as the variant's PDN writes it, the same in the state, the games list and the
+/// export: International `2-0 0-2 1-1` (the PDN standard's International result type,
+/// shared/reference/README.md §6, "Result values per type"), American checkers with the score
+/// of Black, who moves first, first (CheckerBoard's convention, cited in notation's
+/// `pdn/result.rs`), and `1-0 0-1` elsewhere. The page showed `1-0` for a game its export
+/// called `2-0`, and for an American game the opposite winner of its export.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_reads_as_the_variants_pdn_writes_it() {
+    let server = TestServer::start(temp_db("tree-result-style"), 1).await;
+    let c = reqwest::Client::new();
+    // (variant, start, moves, then resign or offer a draw, the result expected)
+    let cases = [
+        // White, to move, resigns.
+        ("international", None, vec![], Some("resign"), "0-2"),
+        // 28x19 takes Black's last piece.
+        (
+            "international",
+            Some("W:W28:B23"),
+            vec!["28x19"],
+            None,
+            "2-0",
+        ),
+        // White offers a draw, moves, and Black accepts.
+        ("international", None, vec!["32-28"], Some("draw"), "1-1"),
+        // Black, who moves first, resigns: White wins.
+        ("american", None, vec![], Some("resign"), "0-1"),
+        // 14x23 takes White's last piece: Black wins.
+        ("american", Some("B:W18:B14"), vec!["14x23"], None, "1-0"),
+        ("russian", None, vec![], Some("resign"), "0-1"),
+    ];
+    for (variant, fen, moves, end, expected) in cases {
+        let mut body = json!({"variant": variant, "white": "human", "black": "human"});
+        if let Some(fen) = fen {
+            body["fen"] = json!(fen);
+        }
+        let (status, state) = post(&c, &server.url("/api/games"), body).await;
+        assert_eq!(status, 201, "{state}");
+        let id = state["id"].as_str().unwrap().to_string();
+        let at = |path: &str| server.url(&format!("/api/games/{id}/{path}"));
+        if end == Some("draw") {
+            let (status, state) = post(&c, &at("draw"), json!({"action": "offer"})).await;
+            assert_eq!(status, 200, "{state}");
+        }
+        let mut state = state;
+        for mv in moves {
+            let (status, next) = play(&c, &server, &id, json!({"move": mv})).await;
+            assert_eq!(status, 200, "{variant} {mv}: {next}");
+            state = next;
+        }
+        match end {
+            Some("resign") => {
+                let (status, next) = post(&c, &at("resign"), json!({})).await;
+                assert_eq!(status, 200, "{next}");
+                state = next;
+            }
+            Some(_) => {
+                let (status, next) = post(&c, &at("draw"), json!({"action": "accept"})).await;
+                assert_eq!(status, 200, "{next}");
+                state = next;
+            }
+            None => {}
+        }
+        assert_eq!(state["outcome"]["result"], expected, "{variant}: {state}");
+        assert_eq!(
+            listed(&c, &server, &id).await["result"],
+            expected,
+            "{variant}"
+        );
+        let pdn = common::pdn(&c, &server, &id).await;
+        assert!(
+            pdn.contains(&format!("[Result \"{expected}\"]")),
+            "{variant}: {pdn}"
+        );
+    }
+    server.stop().await;
+}
+
 /// A comment that holds what looks like a tag, on a line of its own or where the export would
 /// wrap, reads back as the same comment of the same one game. (It read back as two games: the
 /// reader takes a line that starts as a tag for the next game's, and the export kept the

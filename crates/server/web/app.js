@@ -16,7 +16,8 @@
  *   data-human-to-move   "true" when a person may move now (game on, human's turn, nothing pending)
  *   data-engine-thinking "true" while an engine search (move or hint) runs
  *   data-busy            "true" while any request to the server is pending or the engine thinks
- *   data-outcome         "" while the game goes on, else the result ("1-0", "0-1", "1/2-1/2", ...)
+ *   data-outcome         "" while the game goes on, else the result as the variant's PDN writes it
+ *                        ("1-0", "0-1", "1/2-1/2"; "2-0", "0-2", "1-1" in International; ...)
  *   data-legal           JSON array of the legal moves: [{full, notation, from, to, path, captures}]
  *   data-selected        square of the selected piece, or ""
  *   data-choosing        "true" while the player must pick between captures that share from and to
@@ -2095,7 +2096,8 @@ function lineHtml(nodes, id, cur) {
 /** The main line as numbered rows, each move's variations in a box under its row. */
 function moveTreeHtml(g) {
   const { nodes, current } = g.tree;
-  let html = splitComment(nodes[0].comment).words ? `<li class="vars">${commentHtml(nodes[0].comment)}</li>` : '';
+  const opening = commentHtml(nodes[0].comment);
+  let html = opening ? `<li class="vars">${opening}</li>` : '';
   const main = [];
   for (let id = nodes[0].children[0]; id !== undefined; id = nodes[id].children[0]) main.push(nodes[id]);
   let row = null;
@@ -2113,10 +2115,10 @@ function moveTreeHtml(g) {
     }
     if (!odd) row.b = n;
     const vars = nodes[n.parent].children.slice(1);
-    if (vars.length || splitComment(n.comment).words) {
+    const comment = commentHtml(n.comment);
+    if (vars.length || comment) {
       flush();
-      html += '<li class="vars">';
-      html += commentHtml(n.comment);
+      html += `<li class="vars">${comment}`;
       for (const v of vars) html += `<div class="var">${lineHtml(nodes, v, current)}</div>`;
       html += '</li>';
     }

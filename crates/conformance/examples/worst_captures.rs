@@ -1,9 +1,9 @@
 //! The positions whose legal-move generation costs most, searched for in every built-in variant.
 //!
 //! ```text
-//! cargo run --release -p damspel-conformance --example worst_captures -- \
+//! cargo run --release -p damspel-conformance --example worst_captures --features tools -- \
 //!     [--variant ID]... [--seconds-per-variant N] [--seed S] [--out FILE]
-//! cargo run --release -p damspel-conformance --example worst_captures -- --check FILE
+//! cargo run --release -p damspel-conformance --example worst_captures --features tools -- --check FILE
 //! ```
 //!
 //! The cost of a position is the wall time of `Rules::moves` (the distinct legal moves, the

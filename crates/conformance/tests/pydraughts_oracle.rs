@@ -3,9 +3,9 @@
 //!
 //! Positions come from random games from the start and from random positions with kings. At each
 //! one, pydraughts lists its legal moves (tests/oracles/pydraughts_oracle.py, one Python process
-//! per variant, the four side by side) as (from, to, captured set) with the position after each; Damspel's
-//! de-duplicated moves must give the same set and the same positions after, so promotion,
-//! removal and the capture rules are all compared.
+//! per variant, the four side by side) as (from, to, captured set) with the position after
+//! each; Damspel's de-duplicated moves must give the same set and the same positions after, so
+//! promotion, removal and the capture rules are all compared.
 //!
 //! Needs a Python with pydraughts: set `DAMSPEL_PYTHON` (`.ci/run` installs it in a venv).
 //! Without it the test says so and is skipped. `DAMSPEL_ORACLE_ROUNDS=50` runs fifty rounds of

@@ -3,6 +3,7 @@
 //! clock, and the invitation that hands the second seat to a friend. All of it is stored with
 //! the game (one JSON column, see store.rs), so a restart keeps it.
 
+use damspel_notation::pdn::GameResult;
 use damspel_rules::Color;
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +94,14 @@ impl Ending {
             how,
             reason,
             plies,
+        }
+    }
+
+    /// The result, for the variant's PDN style to write (`write_result`).
+    pub fn game_result(&self) -> GameResult {
+        match self.winner {
+            Some(w) => GameResult::Win(w.into()),
+            None => GameResult::Draw,
         }
     }
 

@@ -1342,13 +1342,7 @@ impl<B: Bits> Session for GameSession<B> {
         if let Some(end) = &self.meta.play.ending {
             if self.at_main_end() {
                 return Some(OutcomeJson {
-                    result: write_result(
-                        self.game.rules().variant(),
-                        match end.winner {
-                            Some(w) => GameResult::Win(w.into()),
-                            None => GameResult::Draw,
-                        },
-                    ),
+                    result: write_result(self.game.rules().variant(), end.game_result()),
                     winner: end.winner.map(|s| color_name(s.into())),
                     reason: end.reason.clone(),
                 });
@@ -1425,10 +1419,7 @@ impl<B: Bits> Session for GameSession<B> {
                 .cloned(),
         );
         let result = match &self.meta.play.ending {
-            Some(end) => match end.winner {
-                Some(w) => GameResult::Win(w.into()),
-                None => GameResult::Draw,
-            },
+            Some(end) => end.game_result(),
             None => GameResult::from_outcome(main.game.outcome().as_ref()),
         };
         let game = PdnGame {

@@ -69,11 +69,11 @@ pub enum How {
     Recorded,
 }
 
-/// A result decided by the players or the clock.
+/// A result decided by the players or the clock. Its result text is the variant's
+/// (`game_result`, written by `write_result`); rows stored before that kept a `result` field
+/// of their own, always "1-0" style, which reading ignores.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ending {
-    /// The PDN result: "1-0", "0-1" or "1/2-1/2".
-    pub result: String,
     pub winner: Option<Side>,
     pub how: How,
     /// The reason a person reads (and the PDN Termination tag).
@@ -85,11 +85,6 @@ pub struct Ending {
 impl Ending {
     pub fn win(winner: Color, how: How, reason: String, plies: usize) -> Ending {
         Ending {
-            result: match winner {
-                Color::White => "1-0",
-                Color::Black => "0-1",
-            }
-            .to_string(),
             winner: Some(winner.into()),
             how,
             reason,
@@ -107,7 +102,6 @@ impl Ending {
 
     pub fn draw(how: How, reason: String, plies: usize) -> Ending {
         Ending {
-            result: "1/2-1/2".to_string(),
             winner: None,
             how,
             reason,
@@ -408,5 +402,19 @@ mod tests {
             .clock()
             .is_err());
         }
+    }
+
+    /// A row stored when an ending kept its own "1-0"-style result still reads, as the same
+    /// ending, and is written back without it.
+    #[test]
+    fn an_ending_stored_with_its_own_result_still_reads() {
+        let old = r#"{"ending":{"result":"0-1","winner":"black","how":"resignation","reason":"black wins: white resigned","plies":0}}"#;
+        let play: Play = serde_json::from_str(old).unwrap();
+        let ending = play.ending.as_ref().unwrap();
+        assert_eq!(ending.winner, Some(Side::Black));
+        assert_eq!(ending.how, How::Resignation);
+        assert_eq!(ending.game_result(), GameResult::Win(Color::Black));
+        let written = serde_json::to_value(&play).unwrap();
+        assert!(written["ending"].get("result").is_none(), "{written}");
     }
 }

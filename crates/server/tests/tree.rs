@@ -490,6 +490,11 @@ async fn a_result_reads_as_the_variants_pdn_writes_it() {
             None => {}
         }
         assert_eq!(state["outcome"]["result"], expected, "{variant}: {state}");
+        // An ending off the board carries no result text of its own to contradict it.
+        if let Some(ending) = state.get("ending") {
+            assert!(ending.get("result").is_none(), "{variant}: {ending}");
+            assert_eq!(ending["winner"], state["outcome"]["winner"], "{variant}");
+        }
         assert_eq!(
             listed(&c, &server, &id).await["result"],
             expected,

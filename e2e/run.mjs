@@ -588,6 +588,10 @@ e2e('every variant: its start position drawn, with a screenshot', async () => {
     chosen = variants.filter((v) => keep.has(v.id));
   }
   const page = await openPage({ width: 1100, height: 780 });
+  // The dialog's opening animation made each click wait for the element to be stable (and
+  // retry), some 0.6 s a variant; the page's reduced-motion styles end it at once. The
+  // screenshots are taken settled either way; the other scenarios keep the animations.
+  await page.emulateMedia({ reducedMotion: 'reduce' });
   for (const v of chosen) {
     const detail = await api('GET', `/api/variants/${v.id}`);
     await newGame(page, { variant: v.id, opponent: 'human' });

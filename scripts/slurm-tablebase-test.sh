@@ -26,7 +26,8 @@ name=slurm-tablebase
 slurm_cluster_up
 
 cd "$work"
-# The test node has the machine's CPUs and no memory configured: one CPU per task, any memory.
+# The test node has 16 CPUs (or the machine's, if more) and no memory configured: one CPU per
+# task, any memory.
 VARIANT=$variant PIECES=$pieces TB_DIR=$work/data DAMSPEL=$damspel \
     TB_SBATCH_OPTS="--cpus-per-task=1 --mem=0" \
     bash "$repo/deploy/slurm/tablebase.sbatch" | sed 's/^/  driver: /'

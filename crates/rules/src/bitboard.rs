@@ -28,6 +28,7 @@ pub trait Bits:
     + BitXorAssign
     + Shl<u32, Output = Self>
     + Shr<u32, Output = Self>
+    + crate::movegen::Generate
 {
     /// Number of bits of the type.
     const BITS: u32;

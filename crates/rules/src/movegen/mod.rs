@@ -33,6 +33,7 @@ macro_rules! limit_set_by_tests {
 }
 
 mod capture;
+mod entry;
 mod layers;
 mod matching;
 mod memo;
@@ -52,26 +53,11 @@ use crate::mv::{Move, MoveDetail};
 use crate::position::Position;
 use crate::rules::Rules;
 
-use capture::Walk;
+#[doc(hidden)]
+pub use entry::Generate;
 pub use route::RouteFilter;
 pub use sink::Duplicates;
-use sink::{CountSink, CountedSink, DetailSink, DistinctCountSink, ListSink, Listed};
 pub use until::Until;
-
-/// The walk for a listing: merged unless every sequence is wanted.
-fn walk(duplicates: Duplicates, stop: Until<'_>) -> Walk<'_> {
-    Walk {
-        merge: duplicates == Duplicates::Merge,
-        filter: RouteFilter::Any,
-        stop,
-    }
-}
-
-const MERGED: Walk<'static> = Walk {
-    merge: true,
-    filter: RouteFilter::Any,
-    stop: Until::NEVER,
-};
 
 /// A move generation given up because its caller's stop flag was raised or its deadline passed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -84,7 +70,7 @@ impl<B: Bits> Rules<B> {
     /// positions with many kings; `legal_moves_counted` gives the same information at the cost
     /// of the distinct moves.
     pub fn legal_moves(&self, pos: &Position<B>, list: &mut Vec<Move<B>>, duplicates: Duplicates) {
-        let complete = self.fill_legal_moves(pos, list, duplicates, Until::NEVER);
+        let complete = B::fill_legal_moves(self, pos, list, duplicates, Until::NEVER);
         debug_assert!(complete);
     }
 
@@ -97,7 +83,7 @@ impl<B: Bits> Rules<B> {
         duplicates: Duplicates,
         until: impl Into<Until<'a>>,
     ) -> Result<(), Stopped> {
-        if self.fill_legal_moves(pos, list, duplicates, until.into()) {
+        if B::fill_legal_moves(self, pos, list, duplicates, until.into()) {
             Ok(())
         } else {
             list.clear();
@@ -105,48 +91,10 @@ impl<B: Bits> Rules<B> {
         }
     }
 
-    fn fill_legal_moves(
-        &self,
-        pos: &Position<B>,
-        list: &mut Vec<Move<B>>,
-        duplicates: Duplicates,
-        stop: Until<'_>,
-    ) -> bool {
-        list.clear();
-        let mut sink = ListSink::new(list, duplicates == Duplicates::Merge);
-        let capturing = capture::capturing(self, pos);
-        if !capturing.is_empty() {
-            capture::generate_captures(self, pos, &mut sink, walk(duplicates, stop), capturing)
-                .complete
-        } else {
-            quiet::generate_quiet(self, pos, &mut sink);
-            if self.bahrain {
-                self.bahrain_filter(pos, list);
-            }
-            true
-        }
-    }
-
     /// Fills `list` with the distinct legal moves, each with its number of capture sequences (1
     /// for a quiet move): perft's "paths" convention without walking every sequence.
     pub fn legal_moves_counted(&self, pos: &Position<B>, list: &mut Vec<(Move<B>, u64)>) {
-        list.clear();
-        let mut sink = CountedSink {
-            list,
-            best: 0,
-            listed: Listed::default(),
-        };
-        let capturing = capture::capturing(self, pos);
-        if !capturing.is_empty() {
-            capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
-        } else {
-            quiet::generate_quiet(self, pos, &mut sink);
-            if self.bahrain {
-                let mut moves: Vec<Move<B>> = list.iter().map(|&(m, _)| m).collect();
-                self.bahrain_filter(pos, &mut moves);
-                list.retain(|(m, _)| moves.contains(m));
-            }
-        }
+        B::legal_moves_counted(self, pos, list);
     }
 
     /// The capture moves with a route that `filter` keeps, each with the first such route found
@@ -165,36 +113,14 @@ impl<B: Bits> Rules<B> {
         filter: RouteFilter,
         until: impl Into<Until<'a>>,
     ) -> Result<Vec<MoveDetail<B>>, Stopped> {
-        let mut sink = DetailSink {
-            list: Vec::new(),
-            best: 0,
-            merge: true,
-            listed: Listed::default(),
-        };
-        let capturing = capture::capturing(self, pos);
-        if !capturing.is_empty() {
-            let walk = Walk {
-                merge: true,
-                filter,
-                stop: until.into(),
-            };
-            if !capture::generate_captures(self, pos, &mut sink, walk, capturing).complete {
-                return Err(Stopped);
-            }
-        }
-        Ok(sink.list)
+        B::capture_routes(self, pos, filter, until.into())
     }
 
     /// The work of listing the legal moves of `pos`: the number of jumps its capture walk makes
     /// (0 when the side to move has no capture). Independent of the machine: a measure of the
     /// generator's cost for benchmarks and tests.
     pub fn capture_work(&self, pos: &Position<B>) -> u64 {
-        let capturing = capture::capturing(self, pos);
-        if capturing.is_empty() {
-            return 0;
-        }
-        let mut sink = DistinctCountSink::new();
-        capture::generate_captures(self, pos, &mut sink, MERGED, capturing).jumps
+        B::capture_work(self, pos)
     }
 
     /// The legal moves, de-duplicated, in a new list.
@@ -212,7 +138,7 @@ impl<B: Bits> Rules<B> {
         pos: &Position<B>,
         duplicates: Duplicates,
     ) -> Vec<MoveDetail<B>> {
-        self.detailed(pos, duplicates, Until::NEVER)
+        B::detailed(self, pos, duplicates, Until::NEVER)
             .expect("a walk without a stop condition completes")
     }
 
@@ -223,66 +149,12 @@ impl<B: Bits> Rules<B> {
         duplicates: Duplicates,
         until: impl Into<Until<'a>>,
     ) -> Result<Vec<MoveDetail<B>>, Stopped> {
-        self.detailed(pos, duplicates, until.into())
-    }
-
-    fn detailed(
-        &self,
-        pos: &Position<B>,
-        duplicates: Duplicates,
-        stop: Until<'_>,
-    ) -> Result<Vec<MoveDetail<B>>, Stopped> {
-        let mut sink = DetailSink {
-            list: Vec::new(),
-            best: 0,
-            merge: duplicates == Duplicates::Merge,
-            listed: Listed::default(),
-        };
-        let capturing = capture::capturing(self, pos);
-        if !capturing.is_empty() {
-            let walked =
-                capture::generate_captures(self, pos, &mut sink, walk(duplicates, stop), capturing);
-            if walked.complete {
-                Ok(sink.list)
-            } else {
-                Err(Stopped)
-            }
-        } else {
-            quiet::generate_quiet(self, pos, &mut sink);
-            let mut list = sink.list;
-            if self.bahrain {
-                let mut moves: Vec<Move<B>> = list.iter().map(|d| d.mv).collect();
-                self.bahrain_filter(pos, &mut moves);
-                list.retain(|d| moves.contains(&d.mv));
-            }
-            Ok(list)
-        }
+        B::detailed(self, pos, duplicates, until.into())
     }
 
     /// Number of legal moves, without listing quiet moves.
-    #[inline(always)]
     pub fn count_moves(&self, pos: &Position<B>, duplicates: Duplicates) -> u64 {
-        let capturing = capture::capturing(self, pos);
-        if !capturing.is_empty() {
-            match duplicates {
-                Duplicates::Keep => {
-                    let mut sink = CountSink::default();
-                    capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
-                    sink.count
-                }
-                Duplicates::Merge => {
-                    let mut sink = DistinctCountSink::new();
-                    capture::generate_captures(self, pos, &mut sink, MERGED, capturing);
-                    sink.count()
-                }
-            }
-        } else if self.bahrain {
-            let mut list = Vec::new();
-            self.legal_moves(pos, &mut list, duplicates);
-            list.len() as u64
-        } else {
-            quiet::count_quiet(self, pos)
-        }
+        B::count_moves(self, pos, duplicates)
     }
 
     /// Number of non-capturing moves of the side to move, as if it had no capture (mobility).
@@ -299,35 +171,5 @@ impl<B: Bits> Rules<B> {
     pub fn has_legal_move(&self, pos: &Position<B>) -> bool {
         // The Bahrain filter never removes every move (it is lifted instead).
         capture::has_capture(self, pos) || quiet::count_quiet(self, pos) > 0
-    }
-
-    /// D21, the Bahrain restriction (rule book 1.29): when some of the mover's men are threatened,
-    /// a quiet move of an unthreatened man may not make that man threaten an enemy piece; lifted
-    /// when it would leave no move.
-    fn bahrain_filter(&self, pos: &Position<B>, moves: &mut Vec<Move<B>>) {
-        let us = pos.side;
-        let theirs = pos.with_side_to_move(!us);
-        let mut threats = Vec::new();
-        let mut sink = ListSink::new(&mut threats, true);
-        let capturing = capture::capturing(self, &theirs);
-        capture::generate_captures(self, &theirs, &mut sink, MERGED, capturing);
-        let threatened = threats.iter().fold(B::ZERO, |acc, m| acc | m.captured) & pos.men(us);
-        if threatened.is_empty() {
-            return;
-        }
-        let allowed: Vec<Move<B>> = moves
-            .iter()
-            .copied()
-            .filter(|m| {
-                if pos.kings.has(m.from) || threatened.has(m.from) {
-                    return true;
-                }
-                let after = pos.play(m).with_side_to_move(us);
-                !capture::piece_can_capture(self, &after, m.to)
-            })
-            .collect();
-        if !allowed.is_empty() {
-            *moves = allowed;
-        }
     }
 }

@@ -47,8 +47,9 @@ slurm_cluster_up() {
     node=$(hostname -s)
     # The tests' tasks are small (a few tables, an atlas shard of a few games) and slurmctld
     # starts jobs on its one-second tick: a node of the machine's 2 CPUs ran a wave of five
-    # tasks in three rounds. It offers 16 (config_overrides: slurmd takes the configured count
-    # instead of draining the node for having fewer), so that a wave starts at once.
+    # tasks in three rounds. It offers 16 (`SLURM_TEST_CPUS`; config_overrides: slurmd takes
+    # the configured count instead of draining the node for having fewer), so that a wave
+    # starts at once.
     cpus=$(( $(nproc) > ${SLURM_TEST_CPUS:-16} ? $(nproc) : ${SLURM_TEST_CPUS:-16} ))
     # batch_sched_delay=0: a batch job starts within the scheduler's next second, not up to 3 s
     # later (the tablebase test's waves each waited for it: 29 s of its 30).

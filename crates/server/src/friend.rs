@@ -69,9 +69,9 @@ pub enum How {
     Recorded,
 }
 
-/// A result decided by the players or the clock. Its result text is the variant's
-/// (`game_result`, written by `write_result`); rows stored before that kept a `result` field
-/// of their own, always "1-0" style, which reading ignores.
+/// A result decided by the players or the clock. Its text is written in the variant's style
+/// from `game_result` (`write_result`); rows stored before 2026-11-29 hold a `result` field of
+/// their own, always "1-0" style, which reading ignores.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Ending {
     pub winner: Option<Side>,

@@ -92,20 +92,20 @@ impl Ending {
         }
     }
 
-    /// The result, for the variant's PDN style to write (`write_result`).
-    pub fn game_result(&self) -> GameResult {
-        match self.winner {
-            Some(w) => GameResult::Win(w.into()),
-            None => GameResult::Draw,
-        }
-    }
-
     pub fn draw(how: How, reason: String, plies: usize) -> Ending {
         Ending {
             winner: None,
             how,
             reason,
             plies,
+        }
+    }
+
+    /// The result, for the variant's PDN style to write (`write_result`).
+    pub fn game_result(&self) -> GameResult {
+        match self.winner {
+            Some(w) => GameResult::Win(w.into()),
+            None => GameResult::Draw,
         }
     }
 }

@@ -1012,7 +1012,7 @@ pub struct PlayMove {
 pub async fn play(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<PlayMove>,
 ) -> AppResult<Json<Value>> {
     if body.text.len() > 512 {
@@ -1020,7 +1020,6 @@ pub async fn play(
             "a move text may have at most 512 characters",
         ));
     }
-    let who = Presented::from_headers(&headers);
     let text = body.text;
     let from = body.from;
     let mover = who.clone();
@@ -1055,10 +1054,9 @@ pub struct NodeRef {
 pub async fn goto(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<NodeRef>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     navigate(app, &id, who, move |s| s.goto(body.node)).await
 }
 
@@ -1111,10 +1109,9 @@ pub struct Promote {
 pub async fn promote(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<Promote>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     Ok(Json(
         app.change(&id, who, Need::AnySeat, move |s| {
             s.promote(body.node)?;
@@ -1130,10 +1127,9 @@ pub async fn promote(
 pub async fn delete_node(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<NodeRef>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     Ok(Json(
         app.change(&id, who, Need::AnySeat, move |s| s.delete(body.node))
             .await?,
@@ -1152,10 +1148,9 @@ pub struct Annotate {
 pub async fn annotate(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<Annotate>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     Ok(Json(
         app.change(&id, who, Need::AnySeat, move |s| {
             s.annotate(body.node, body.comment.as_deref(), body.nags.as_deref())
@@ -1167,18 +1162,16 @@ pub async fn annotate(
 pub async fn undo(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     navigate(app, &id, who, |s| s.undo()).await
 }
 
 pub async fn redo(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     navigate(app, &id, who, |s| s.redo()).await
 }
 
@@ -1348,10 +1341,9 @@ fn with_claim(who: &Presented, claimed: &Option<Value>) -> Presented {
 pub async fn engine_move(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     let claimed = claim_if_free(&app, &id, &who).await?;
     let who = with_claim(&who, &claimed);
     if body.lines.is_some() {
@@ -1384,11 +1376,11 @@ pub async fn engine_move(
 pub async fn hint(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
     let time = body.time;
-    lines_answer(&app, &id, &headers, body, time, MAX_ENGINE_TIME).await
+    lines_answer(&app, &id, who, body, time, MAX_ENGINE_TIME).await
 }
 
 /// Analyses the current position with 1 to 5 lines for up to two minutes, streaming each
@@ -1396,23 +1388,22 @@ pub async fn hint(
 pub async fn analyse(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     OptionalBody(body): OptionalBody<Think>,
 ) -> AppResult<Json<Value>> {
     let time = Some(body.time.unwrap_or(MAX_ANALYSIS_TIME));
-    lines_answer(&app, &id, &headers, body, time, MAX_ANALYSIS_TIME).await
+    lines_answer(&app, &id, who, body, time, MAX_ANALYSIS_TIME).await
 }
 
 /// A search that plays nothing (a hint, an analysis): its best move and lines.
 async fn lines_answer(
     app: &Arc<AppState>,
     id: &str,
-    headers: &HeaderMap,
+    who: Presented,
     body: Think,
     time: Option<f64>,
     max_time: f64,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(headers);
     let claimed = claim_if_free(app, id, &who).await?;
     let who = with_claim(&who, &claimed);
     let wanted = Wanted {
@@ -1571,9 +1562,8 @@ fn check_not_over(s: &dyn Session) -> AppResult<()> {
 pub async fn resign(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     let me = who.clone();
     Ok(Json(
         app.change(&id, who, Need::AnySeat, move |s| {
@@ -1602,10 +1592,9 @@ pub struct DrawAction {
 pub async fn draw(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     Body(body): Body<DrawAction>,
 ) -> AppResult<Json<Value>> {
-    let who = Presented::from_headers(&headers);
     let me = who.clone();
     Ok(Json(
         app.change(&id, who, Need::AnySeat, move |s| {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::Json;
 use damspel_notation::pdn::read_game;
 use damspel_review::{review_game, Budget, Options, ReviewError, Stopper};
@@ -81,7 +81,7 @@ type App = State<Arc<AppState>>;
 pub async fn start(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
     OptionalBody(body): OptionalBody<Start>,
 ) -> Result<(StatusCode, Json<Value>), ApiError> {
     let time = body.time.unwrap_or(REVIEW_TIME);
@@ -90,7 +90,6 @@ pub async fn start(
             "time must be between 0.01 and {MAX_REVIEW_TIME} seconds per position, not {time}"
         )));
     }
-    let who = Presented::from_headers(&headers);
     let slot = app.game(&id).await?;
     let guard = slot.lock_owned().await;
     if !who.holds_any(&guard.session.meta().keys) {
@@ -211,9 +210,8 @@ pub async fn start(
 pub async fn cancel(
     State(app): App,
     Path(id): Path<String>,
-    headers: HeaderMap,
+    who: Presented,
 ) -> Result<Json<Value>, ApiError> {
-    let who = Presented::from_headers(&headers);
     let slot = app.game(&id).await?;
     if !who.holds_any(&slot.lock().await.session.meta().keys) {
         return Err(seats::watching());

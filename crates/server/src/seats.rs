@@ -5,6 +5,10 @@
 //!
 //! Kept small and apart so that "join the other seat by a link" can hand out a seat later.
 
+use std::convert::Infallible;
+
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::HeaderMap;
 use damspel_rules::Color;
 use rand::RngExt;
@@ -59,8 +63,18 @@ impl SeatKeys {
 #[derive(Clone, Debug, Default)]
 pub struct Presented(Vec<String>);
 
+/// A handler's argument: the secrets of the request's seat headers (none is no error: the
+/// request may still watch).
+impl<S: Send + Sync> FromRequestParts<S> for Presented {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(Presented::from_headers(&parts.headers))
+    }
+}
+
 impl Presented {
-    pub fn from_headers(headers: &HeaderMap) -> Presented {
+    fn from_headers(headers: &HeaderMap) -> Presented {
         Presented::of(
             headers
                 .get_all(HEADER)

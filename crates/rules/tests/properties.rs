@@ -188,6 +188,17 @@ fn check_position<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> Result<(), Te
         "{}: moves() is the Merge list",
         v
     );
+    // The mobility count (counted, not listed) is the number of quiet moves listed where no
+    // capture is due; but for the Bahrain restriction, which forbids some quiet moves and which
+    // mobility ignores.
+    if !rules.variant().bahrain && !keep.iter().any(|m| m.is_capture()) {
+        prop_assert_eq!(
+            rules.quiet_move_count(pos) as usize,
+            keep.len(),
+            "{}: quiet_move_count",
+            v
+        );
+    }
     let mut with_counts = Vec::new();
     rules.legal_moves_counted(pos, &mut with_counts);
     prop_assert_eq!(

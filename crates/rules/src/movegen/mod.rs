@@ -157,7 +157,9 @@ impl<B: Bits> Rules<B> {
         B::count_moves(self, pos, duplicates)
     }
 
-    /// Number of non-capturing moves of the side to move, as if it had no capture (mobility).
+    /// Number of non-capturing moves of the side to move, as if it had no capture (mobility);
+    /// Bahrain's restriction, which forbids some of them while a man is threatened, is not
+    /// applied.
     pub fn quiet_move_count(&self, pos: &Position<B>) -> u32 {
         quiet::count_quiet(self, pos) as u32
     }

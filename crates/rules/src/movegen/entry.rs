@@ -147,7 +147,7 @@ fn fill_legal_moves<B: Bits>(
     } else {
         quiet::generate_quiet(rules, pos, &mut sink);
         if rules.bahrain {
-            bahrain_filter(rules, pos, list);
+            bahrain_filter(rules, pos, list, |&m| m);
         }
         true
     }
@@ -170,9 +170,7 @@ fn legal_moves_counted<B: Bits>(
     } else {
         quiet::generate_quiet(rules, pos, &mut sink);
         if rules.bahrain {
-            let mut moves: Vec<Move<B>> = list.iter().map(|&(m, _)| m).collect();
-            bahrain_filter(rules, pos, &mut moves);
-            list.retain(|(m, _)| moves.contains(m));
+            bahrain_filter(rules, pos, list, |&(m, _)| m);
         }
     }
 }
@@ -237,9 +235,7 @@ fn detailed<B: Bits>(
         quiet::generate_quiet(rules, pos, &mut sink);
         let mut list = sink.list;
         if rules.bahrain {
-            let mut moves: Vec<Move<B>> = list.iter().map(|d| d.mv).collect();
-            bahrain_filter(rules, pos, &mut moves);
-            list.retain(|d| moves.contains(&d.mv));
+            bahrain_filter(rules, pos, &mut list, |d| d.mv);
         }
         Ok(list)
     }
@@ -271,8 +267,14 @@ fn count_moves<B: Bits>(rules: &Rules<B>, pos: &Position<B>, duplicates: Duplica
 
 /// D21, the Bahrain restriction (rule book 1.29): when some of the mover's men are threatened,
 /// a quiet move of an unthreatened man may not make that man threaten an enemy piece; lifted
-/// when it would leave no move.
-fn bahrain_filter<B: Bits>(rules: &Rules<B>, pos: &Position<B>, moves: &mut Vec<Move<B>>) {
+/// when it would leave no move. `list` holds the quiet moves, each `mv(item)`, in whatever form
+/// the listing keeps them.
+fn bahrain_filter<B: Bits, T>(
+    rules: &Rules<B>,
+    pos: &Position<B>,
+    list: &mut Vec<T>,
+    mv: impl Fn(&T) -> Move<B>,
+) {
     let us = pos.side;
     let theirs = pos.with_side_to_move(!us);
     let mut threats = Vec::new();
@@ -283,18 +285,19 @@ fn bahrain_filter<B: Bits>(rules: &Rules<B>, pos: &Position<B>, moves: &mut Vec<
     if threatened.is_empty() {
         return;
     }
-    let allowed: Vec<Move<B>> = moves
+    let allowed: Vec<bool> = list
         .iter()
-        .copied()
-        .filter(|m| {
+        .map(|item| {
+            let m = mv(item);
             if pos.kings.has(m.from) || threatened.has(m.from) {
                 return true;
             }
-            let after = pos.play(m).with_side_to_move(us);
+            let after = pos.play(&m).with_side_to_move(us);
             !capture::piece_can_capture(rules, &after, m.to)
         })
         .collect();
-    if !allowed.is_empty() {
-        *moves = allowed;
+    if allowed.contains(&true) {
+        let mut allowed = allowed.into_iter();
+        list.retain(|_| allowed.next() == Some(true));
     }
 }

@@ -5,7 +5,7 @@ use super::*;
 
 /// Men that have a first jump, found for all men at once.
 #[inline(always)]
-pub(super) fn men_that_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> B {
+fn men_that_can_capture<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> B {
     let us = pos.side.index();
     let men = pos.pieces[us] & !pos.kings;
     let enemy = pos.pieces[us ^ 1];

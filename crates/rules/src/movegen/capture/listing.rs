@@ -10,7 +10,7 @@ pub(super) const FIRST_DIVE_TURN: u64 = 1 << 15;
 limit_set_by_tests!(fn first_dive_turn() -> u64 = FIRST_DIVE_TURN; pub(super) FIRST_DIVE_TURN_IN_TESTS);
 
 /// Each turn of a dive may make this many times the jumps of the last (see `Search::dive`).
-pub(super) const DIVE_GROWTH: u64 = 2;
+const DIVE_GROWTH: u64 = 2;
 
 // Tests count the dives: those that list every end or show that none is left, those that hand
 // over to the layered walk, and those that go on alone.
@@ -20,7 +20,7 @@ thread_local! {
 }
 
 #[cfg(test)]
-pub(super) fn count_dive(outcome: usize) {
+fn count_dive(outcome: usize) {
     DIVES_IN_TESTS.with(|d| {
         let mut counts = d.get();
         counts[outcome] += 1;

@@ -86,11 +86,7 @@ limit_set_by_tests!(fn whole_reach_pairing_budget() -> u32 = WHOLE_REACH_PAIRING
 
 /// Whether the pairing test finds a legal capture of the king `c` that takes every piece it
 /// can reach (then no capture of it is worth more).
-pub(super) fn takes_all_it_reaches<B: Bits>(
-    rules: &Rules<B>,
-    pos: &Position<B>,
-    c: &Capturer<B>,
-) -> bool {
+fn takes_all_it_reaches<B: Bits>(rules: &Rules<B>, pos: &Position<B>, c: &Capturer<B>) -> bool {
     let us = pos.side.index();
     let mut budget = whole_reach_pairing_budget();
     if budget == 0 || !pairing_captures_are_legal(rules, us) {
@@ -116,7 +112,7 @@ thread_local! {
 /// leave out. The targeted walks of short leaps are cut short by the trail bound as well (some
 /// 25 jumps each in Turkthic II's worst row), and pay for a piece more than those of flying
 /// kings (a third piece made International's rows twice as slow).
-pub(super) fn most_left_out<B: Bits>(rules: &Rules<B>) -> u32 {
+fn most_left_out<B: Bits>(rules: &Rules<B>) -> u32 {
     if rules.king_captures_fly {
         2
     } else {
@@ -125,7 +121,7 @@ pub(super) fn most_left_out<B: Bits>(rules: &Rules<B>) -> u32 {
 }
 
 /// At most this many walks of kings the search by levels may make.
-pub(super) const MOST_LEVEL_WALKS: usize = 1024;
+const MOST_LEVEL_WALKS: usize = 1024;
 
 /// What the search by levels found.
 pub(super) enum Levels {
@@ -179,7 +175,7 @@ pub(super) fn left_out_sets<B: Bits>(
 }
 
 /// Every set of `count` squares of `squares`, each added to `chosen`.
-pub(super) fn choose<B: Bits>(squares: &[u8], count: u32, chosen: B, sets: &mut Vec<B>) {
+fn choose<B: Bits>(squares: &[u8], count: u32, chosen: B, sets: &mut Vec<B>) {
     if count == 0 {
         sets.push(chosen);
         return;

@@ -127,7 +127,7 @@ pub(super) fn pairing_captures_are_legal<B: Bits>(rules: &Rules<B>, us: usize) -
 /// squares empty then: under immediate removal every other piece of `needed` is gone by then,
 /// so the victim may stand behind some of them (under deferred removal `blocked` holds
 /// `needed`, and the first piece on the way is the only one).
-pub(super) fn last_jumps<B: Bits>(
+fn last_jumps<B: Bits>(
     rules: &Rules<B>,
     us: usize,
     end: u8,

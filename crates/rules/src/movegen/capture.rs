@@ -108,6 +108,12 @@ limit_set_by_tests!(fn pairing_depth() -> u32 = PAIRING_DEPTH; PAIRING_DEPTH_IN_
 /// Matchings the pairing test may make at one state.
 const STATE_PAIRING_BUDGET: u32 = 16;
 
+/// What a matching of the pairing test and a parity span cost, in jumps of the walk (a
+/// matching some 8 µs, a span some 0.2 µs), where walks of different kinds take turns
+/// (`Search::list_leaving_out`).
+const MATCHING_COST: u64 = 30;
+const SPAN_COST: u64 = 1;
+
 // Tests count the captures the pairing test hands over.
 #[cfg(test)]
 thread_local! {
@@ -208,6 +214,13 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
     /// under the majority rule.
     trail: bool,
+    /// The jumps `visits` counts for the pairing test's matchings and the parity spans: they
+    /// count as the jumps they cost, so that the budgets of walks of different kinds compare
+    /// like with like (`list_leaving_out`, the search by levels against the listing).
+    charged: u64,
+    /// Whether the sink may hold captures of the piece being walked from an earlier walk of it
+    /// given up (`list_leaving_out`).
+    listed_before: bool,
 }
 
 /// How often the reach bound was asked, how often it left a state, and the states it let
@@ -256,6 +269,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             pairing_from_visits: 0,
             pairing_states: false,
             trail: MERGE && rules.majority && trail::applies(rules, us),
+            charged: 0,
+            listed_before: false,
         }
     }
 
@@ -519,6 +534,8 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 }
                 // Landings of one jump share the pieces left: the span is made once for them.
                 if let Some(span) = &mut self.span {
+                    self.visits += SPAN_COST;
+                    self.charged += SPAN_COST;
                     span.make(needed);
                     if !span.may_end_on(j.sq, target.open_ends) {
                         return true;
@@ -1049,7 +1066,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     for sq in capturing.kings.squares() {
         search.walk_piece(sq, true, None, start(pos, sq));
     }
-    *jumps += search.visits;
+    *jumps += search.visits - search.charged;
     if search.stopped {
         return false;
     }
@@ -1150,8 +1167,8 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         let mark = search.sink.mark();
         match left_out {
             Some(sets) => {
-                for left_out in sets {
-                    search.walk_without(pos, piece.sq, left_out);
+                if !search.list_leaving_out(pos, piece, &sets) {
+                    break;
                 }
             }
             None if !FILTER && layers::serves::<B, S>(rules) => {
@@ -1173,7 +1190,8 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
             break;
         }
     }
-    *jumps += search.visits;
+    // The jumps walked: what the pairing test and the spans were counted as is left out.
+    *jumps += search.visits - search.charged;
     if search.stopped {
         Listing::Stopped
     } else if search.over_budget() {

@@ -389,6 +389,9 @@ struct Walk<'a, B: Bits> {
     /// For a king that makes short leaps over any piece, its neighbours by square.
     short: Option<Short<B>>,
     jumps: u64,
+    /// Whether the sink may hold captures of this piece already (an earlier walk of it given
+    /// up): every capture is then handed over as one that may equal another.
+    dedup: bool,
 }
 
 /// Where a king that makes short leaps finds its victims: per square, the squares next to it
@@ -443,6 +446,7 @@ impl<'a, B: Bits> Walk<'a, B> {
                 .then(|| Short::new(rules, us))
                 .flatten(),
             jumps: 0,
+            dedup: false,
         }
     }
 
@@ -514,8 +518,10 @@ pub(crate) fn walk_piece<B: Bits, S: Sink<B>>(
     stop: Until<'_>,
     budget: u64,
     jumps: &mut u64,
+    listed_before: bool,
 ) -> Layered {
     let mut walk = Walk::new(rules, pos, from, aim);
+    walk.dedup = listed_before;
     // Monomorphised by the kind of piece: a king's walk has no man's case to test.
     let outcome = if king {
         walk.run::<S, false>(from, floor, sink, stop, budget)
@@ -646,7 +652,7 @@ impl<B: Bits> Walk<'_, B> {
         let promotion = self.rules.promotion[self.us];
         for to in ends.squares() {
             let promotes = MAN && (key.1 & KING != 0 || promotion.has(to));
-            if self.last_kind {
+            if self.last_kind || self.dedup {
                 sink.capture(from, to, key.0, value, promotes, &[], &[], 1);
             } else {
                 sink.new_capture(from, to, key.0, value, promotes);

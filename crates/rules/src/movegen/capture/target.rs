@@ -185,6 +185,10 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             &mut budget,
             witnesses,
         );
+        // As `charge_matchings`, with `target` borrowed.
+        let cost = u64::from(self.pairing_budget - budget) * MATCHING_COST;
+        self.visits += cost;
+        self.charged += cost;
         let possible = settled.possible;
         if budget == 0 {
             let walked = self.visits - self.pairing_from_visits;
@@ -220,11 +224,19 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         let needed = target.needed & !j.captured;
         let mut budget = STATE_PAIRING_BUDGET;
         let settled = pairing.settle(needed, j.sq, target.open_ends, &mut budget, witnesses);
+        self.charge_matchings(STATE_PAIRING_BUDGET - budget);
         for witness in &settled.witnesses {
             self.emit_witness(witness, j.jumps as usize);
         }
         let open_ends = self.target.as_ref().map_or(B::ZERO, |t| t.open_ends);
         (settled.possible & open_ends).is_empty()
+    }
+
+    /// Counts `matchings` of the pairing test as the jumps they cost.
+    fn charge_matchings(&mut self, matchings: u32) {
+        let cost = u64::from(matchings) * MATCHING_COST;
+        self.visits += cost;
+        self.charged += cost;
     }
 
     /// Whether the captures the pairing test builds are handed to the sink as they are (see

@@ -4,7 +4,10 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use super::listing::{DIVES_IN_TESTS, FIRST_DIVE_TURN, FIRST_DIVE_TURN_IN_TESTS};
+use super::listing::{
+    DIVES_IN_TESTS, FIRST_DIVE_TURN, FIRST_DIVE_TURN_IN_TESTS, FIRST_LEFT_OUT_TURN,
+    FIRST_LEFT_OUT_TURN_IN_TESTS,
+};
 use super::maximum::{
     MAXIMUM_BUDGET, MAXIMUM_BUDGET_IN_TESTS, WHOLE_REACH_BUDGET_IN_TESTS, WHOLE_REACH_IN_TESTS,
     WHOLE_REACH_PAIRING_BUDGET,
@@ -214,7 +217,16 @@ fn targeted_walks(seeds: std::ops::Range<u64>) {
         {
             targeted[usize::from(rules.immediate_removal)] += 1;
         }
+        // Half the listings begin with turns of one jump, so that the targeted walks list
+        // too, after an untargeted walk given up (`Search::list_leaving_out`).
+        let turn = if seed % 2 == 0 {
+            1
+        } else {
+            FIRST_LEFT_OUT_TURN
+        };
+        FIRST_LEFT_OUT_TURN_IN_TESTS.with(|t| t.set(turn));
         let list = listed(&case, &capturers, Maximum::Exact(max));
+        FIRST_LEFT_OUT_TURN_IN_TESTS.with(|t| t.set(FIRST_LEFT_OUT_TURN));
         assert_lists_expected(&list, &case, "the listing");
         // A list with routes (the dive finds them backwards).
         let list = listed_with_routes(&case, &capturers, Maximum::Exact(max));
@@ -384,7 +396,16 @@ fn left_out_sets_list_what_the_enumerating_walk_lists() {
         }) {
             by_sets[usize::from(!rules.king_captures_fly)] += 1;
         }
+        // Half the listings begin with turns of one jump, so that the targeted walks list
+        // too, after an untargeted walk given up (`Search::list_leaving_out`).
+        let turn = if seed % 2 == 0 {
+            1
+        } else {
+            FIRST_LEFT_OUT_TURN
+        };
+        FIRST_LEFT_OUT_TURN_IN_TESTS.with(|t| t.set(turn));
         let list = listed(&case, &capturers, Maximum::Exact(max));
+        FIRST_LEFT_OUT_TURN_IN_TESTS.with(|t| t.set(FIRST_LEFT_OUT_TURN));
         assert_lists_expected(&list, &case, "the listing");
         // The search by levels, from a value some capture may not have; one position in
         // three with a budget of a few jumps, given up, and the listing from that value.

@@ -131,6 +131,7 @@ fn layered_walks_list_what_the_enumerating_walk_lists() {
                     Until::NEVER,
                     u64::MAX,
                     &mut 0,
+                    false,
                 );
                 assert_eq!(done, Layered::Done);
                 let id = &rules.variant().id;
@@ -208,6 +209,7 @@ fn layered_routes_are_routes_the_enumerating_walk_walks() {
                     Until::NEVER,
                     u64::MAX,
                     &mut 0,
+                    false,
                 );
                 assert_eq!(done, Layered::Done, "{id} {seed}");
                 for c in &got.got {
@@ -235,6 +237,7 @@ fn layered_routes_are_routes_the_enumerating_walk_walks() {
                     Until::NEVER,
                     u64::MAX,
                     &mut 0,
+                    false,
                 );
                 MAX_KEPT_BYTES_IN_TESTS.with(|m| m.set(MAX_KEPT_BYTES));
                 assert_eq!(given_back, Layered::TooBig, "{id} {seed}");

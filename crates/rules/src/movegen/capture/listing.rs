@@ -47,9 +47,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// 19 sets: the targeted walks 74 ms, the untargeted walk 210,000 jumps, 12 ms; the audit's
     /// rows the other way round, 1.6 ms against 230). So the two take turns, the untargeted
     /// walk first, each within a budget that grows, until one completes (the targeted walks'
-    /// pairing test and spans count as the jumps they cost: `charged`). What an unfinished turn listed is legal (complete, worth
-    /// the maximum), and the sink lists each move once. Returns false if stopped or over the
-    /// listing's budget.
+    /// pairing test and spans count as the jumps they cost: `charged`). What an unfinished
+    /// turn listed is legal (complete, worth the maximum), and the sink lists each move once.
+    /// Returns false if stopped or over the listing's budget.
     pub(super) fn list_leaving_out(
         &mut self,
         pos: &Position<B>,

@@ -30,9 +30,12 @@
 //!   first over the layered walk's nodes, every square a jump lands on expanded at once.
 //! * When a king can reach more than the maximum by a few pieces of equal value (deferred
 //!   removal), each legal capture of it leaves some of those pieces out: for each such set the
-//!   king is walked with those pieces made uncapturable, a targeted walk as above. When the
-//!   search for the maximum gives up, the same walks find it, level by level from the top,
-//!   taking turns with a listing that does without it, each within a budget that grows.
+//!   king is walked with those pieces made uncapturable, a targeted walk as above. Listing
+//!   such a king, these walks take turns with one untargeted walk (the maximum as its floor),
+//!   each within a budget that grows, until one completes (`listing`); budgets count the
+//!   pairing test's matchings and the parity spans as the jumps they cost. When the search for
+//!   the maximum gives up, the same walks find it, level by level from the top, taking turns
+//!   with a listing that does without it, each within a budget that grows.
 //!
 //! A king that makes short leaps is walked as under deferred removal whatever the variant says
 //! (`Rules::removal_changes_captures`): it never lands on a square a capture empties, so both
@@ -285,6 +288,11 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     #[inline(always)]
     fn value_floor(&self) -> u32 {
         self.floor.max(self.sink.floor())
+    }
+
+    /// The jumps walked: `visits` without what the pairing test and the spans were counted as.
+    fn jumps(&self) -> u64 {
+        self.visits - self.charged
     }
 
     /// Whether the walk stopped for want of budget.
@@ -1066,7 +1074,7 @@ fn captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     for sq in capturing.kings.squares() {
         search.walk_piece(sq, true, None, start(pos, sq));
     }
-    *jumps += search.visits - search.charged;
+    *jumps += search.jumps();
     if search.stopped {
         return false;
     }
@@ -1191,7 +1199,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         }
     }
     // The jumps walked: what the pairing test and the spans were counted as is left out.
-    *jumps += search.visits - search.charged;
+    *jumps += search.jumps();
     if search.stopped {
         Listing::Stopped
     } else if search.over_budget() {

@@ -63,7 +63,7 @@ pub(super) fn majority_maximum<B: Bits>(
             start(pos, piece.sq),
         );
     }
-    *jumps += search.visits - search.charged;
+    *jumps += search.jumps();
     if search.stopped {
         return Maximum::Stopped;
     }
@@ -247,7 +247,7 @@ pub(super) fn maximum_by_levels<B: Bits>(
         };
         let mut search = Search::<_, _, true, false>::new(rules, pos, &mut sink, walk);
         search.walk_piece(piece.sq, false, Some(&piece.reach), start(pos, piece.sq));
-        *jumps += search.visits - search.charged;
+        *jumps += search.jumps();
         if search.stopped {
             return Levels::Found(Maximum::Stopped);
         }
@@ -272,7 +272,7 @@ pub(super) fn maximum_by_levels<B: Bits>(
                 break;
             }
         }
-        *jumps += search.visits - search.charged;
+        *jumps += search.jumps();
         spent += search.visits;
         if search.stopped {
             return Levels::Found(Maximum::Stopped);

@@ -170,7 +170,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.pairing_at = u64::MAX;
         self.pairing_states = true;
         let witnesses = self.witnesses_are_captures();
-        let (Some(target), Some(graph)) = (&mut self.target, &self.graph) else {
+        let (Some(target), Some(graph)) = (&self.target, &self.graph) else {
             return;
         };
         let size = self.rules.next.len();
@@ -185,10 +185,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             &mut budget,
             witnesses,
         );
-        // As `charge_matchings`, with `target` borrowed.
-        let cost = u64::from(self.pairing_budget - budget) * MATCHING_COST;
-        self.visits += cost;
-        self.charged += cost;
+        self.charge_matchings(self.pairing_budget - budget);
         let possible = settled.possible;
         if budget == 0 {
             let walked = self.visits - self.pairing_from_visits;
@@ -200,7 +197,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                 .visits
                 .saturating_add(pairing_after().saturating_mul(2));
         }
-        if possible != target.open_ends {
+        if let Some(target) = self.target.as_mut().filter(|t| t.open_ends != possible) {
             target.open_ends = possible;
             if possible.is_empty() {
                 self.limit = 0;

@@ -26,16 +26,20 @@ impl<B: Bits> Target<B> {
     /// The aim of a king's captures worth `value`, all it can reach (`reach`), from `start`
     /// (`ends_changed` completes it).
     pub(super) fn new(rules: &Rules<B>, reach: &Reach<B>, value: u32, start: Jumper<B>) -> Self {
+        // What stands on the board at the last jump is never landed on: under immediate
+        // removal the pieces the king cannot reach stay (the reach lets it land where a piece
+        // it might take stands).
+        let blocked = if rules.removal_changes_captures() {
+            start.occupied & !reach.pieces
+        } else {
+            start.occupied
+        };
         Target {
             value,
             needed: reach.pieces,
-            open_ends: reach.landings,
+            open_ends: reach.landings & !blocked,
             saved: B::ZERO,
-            blocked: if rules.removal_changes_captures() {
-                start.occupied & !reach.pieces
-            } else {
-                start.occupied
-            },
+            blocked,
             last: B::ZERO,
             before_last: Vec::new(),
         }

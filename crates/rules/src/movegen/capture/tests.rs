@@ -16,6 +16,7 @@ use super::*;
 use crate::movegen::sink::{CountSink, DetailSink, ListSink};
 use crate::movegen::testing::{all_variants, crowded};
 use crate::mv::{Move, MoveDetail};
+use crate::Color;
 
 /// The variants whose listings may go by left-out sets: the majority rule, and deferred
 /// removal or kings that make short leaps (for which both removals are one).
@@ -561,4 +562,77 @@ fn levels_and_listings_by_turns_list_what_the_enumerating_walk_lists() {
         taken_again >= 100,
         "positions with a second turn: {taken_again}"
     );
+}
+
+/// Under immediate removal a piece the king cannot take stays on the board to the end, so no
+/// capture ends on its square, and a dive does not aim there. A position of a game's material
+/// (Babylonian C, a row of the capture benchmark): White's man on 50, in a corner, has no
+/// square behind it along any line, so no capture takes it (§0: a jump lands on an empty
+/// square beyond the piece); Black's king on 19 takes the 19 other white pieces. The dive
+/// aimed at 50 too, listed every other end, and then handed over to the layered walk to show
+/// that no capture ends on 50 (2.7 million jumps).
+#[test]
+fn a_dive_does_not_aim_where_a_piece_it_cannot_take_stands() {
+    let rules = all_variants::<u128>()
+        .into_iter()
+        .find(|r| r.variant().id == "babylonian-c")
+        .unwrap();
+    let geometry = &rules.variant().geometry;
+    let squares = |numbers: &[usize]| {
+        numbers.iter().fold(0u128, |acc, &n| {
+            acc | 1 << geometry.numbered(n).unwrap().index()
+        })
+    };
+    let white = squares(&[
+        3, 7, 10, 11, 13, 15, 17, 18, 20, 22, 23, 24, 27, 29, 30, 33, 40, 43, 47, 50,
+    ]);
+    let white_kings = squares(&[3, 7, 11, 13, 15, 20, 23, 24, 33, 40]);
+    let black = squares(&[19, 38]);
+    let pos = Position {
+        pieces: [white, black],
+        kings: white_kings | black,
+        side: Color::Black,
+        hash: 0,
+    };
+    let corner = geometry.numbered(50).unwrap().index();
+    let king = geometry.numbered(19).unwrap().index();
+    let capturers = capturers(&rules, &pos, capturing(&rules, &pos));
+    let piece = capturers.iter().find(|c| c.sq == king).unwrap();
+    assert!(
+        !piece.reach.pieces.has(corner),
+        "the man on 50 cannot be taken"
+    );
+    assert_eq!(piece.reach.value, 19);
+    let target = Target::new(&rules, &piece.reach, 19, start(&pos, king));
+    assert!(
+        !target.open_ends.has(corner),
+        "a capture cannot end on 50, where White's man stays"
+    );
+    // The dive lists every end without the layered walk.
+    let before = DIVES_IN_TESTS.with(|d| d.get());
+    let mut list = Vec::new();
+    let walk = Walk {
+        merge: true,
+        ..Walk::default()
+    };
+    let mut sink = ListSink::new(&mut list, true);
+    merged_captures::<_, _, false>(
+        &rules,
+        &pos,
+        &mut sink,
+        walk,
+        std::slice::from_ref(piece),
+        Maximum::Exact(19),
+        NO_BUDGET,
+        &mut 0,
+    );
+    let after = DIVES_IN_TESTS.with(|d| d.get());
+    assert_eq!(after[1], before[1], "no dive handed over: {after:?}");
+    assert_eq!(after[0], before[0] + 1, "one dive listed it all: {after:?}");
+    // Every square but the other black king's and the man's (its own too: the king may come
+    // back to it), as `worst_captures --check` found with the enumerating walk and the
+    // reference generator.
+    let ends: HashSet<u8> = list.iter().map(|m| m.to).collect();
+    assert_eq!((list.len(), ends.len()), (48, 48), "{ends:?}");
+    assert!(!ends.contains(&corner));
 }

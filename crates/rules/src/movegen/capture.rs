@@ -166,6 +166,8 @@ struct Capturer<B: Bits> {
     sq: u8,
     king: bool,
     reach: Reach<B>,
+    /// What `reach` is worth before it is settled (see `settled_reach`).
+    unsettled: u32,
 }
 
 /// The walk of the captures of one position. `MERGE`: states are expanded once (otherwise every
@@ -187,6 +189,8 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     order: [u8; MAX_JUMPS],
     /// Captures worth less are not legal (the majority rule's maximum, once known; 0 = unknown).
     floor: u32,
+    /// Whether `floor` is the maximum itself (the search for it settled it), not a bound.
+    floor_exact: bool,
     target: Option<Target<B>>,
     /// Under deferred removal (or short leaps) and the majority rule, the jumps the king being
     /// walked can make, and the square it was made for.
@@ -205,13 +209,14 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// With `graph`, in a targeted walk: the parity test's span, made over the pieces still to
     /// take (made once per graph).
     span: Option<JumpSpan<B>>,
-    /// With `graph`, in a targeted walk: the pairing test (made once per graph), the jumps after
-    /// which the walk asks it next (`u64::MAX`: never), and the matchings it may then make.
+    /// With `graph`, in a targeted walk: the pairing test (made once per graph), the walk's work
+    /// (`walk_work`) after which it asks it next (`u64::MAX`: never), and the matchings it may
+    /// then make.
     pairing: Option<Pairing<B>>,
     pairing_at: u64,
     pairing_budget: u32,
-    /// The jumps walked when the targeted walk began.
-    pairing_from_visits: u64,
+    /// The walk's work (`walk_work`) when the targeted walk began.
+    pairing_from_work: u64,
     /// Whether the walk asks the pairing test at its states near the start (it runs long).
     pairing_states: bool,
     /// Whether the kings' captures are bounded by the trail bound (`trail`): short leaps
@@ -221,6 +226,8 @@ struct Search<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool> {
     /// count as the jumps they cost, so that the budgets of walks of different kinds compare
     /// like with like (`list_leaving_out`, the search by levels against the listing).
     charged: u64,
+    /// The part of `charged` that is the pairing test's matchings.
+    matchings_charged: u64,
     /// Whether the sink may hold captures of the piece being walked from an earlier walk of it
     /// given up (`list_leaving_out`).
     listed_before: bool,
@@ -256,6 +263,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             path: [0; MAX_JUMPS],
             order: [0; MAX_JUMPS],
             floor: 0,
+            floor_exact: false,
             target: None,
             graph: None,
             graph_of: NO_SQUARE,
@@ -269,10 +277,11 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             pairing: None,
             pairing_at: u64::MAX,
             pairing_budget: 0,
-            pairing_from_visits: 0,
+            pairing_from_work: 0,
             pairing_states: false,
             trail: MERGE && rules.majority && trail::applies(rules, us),
             charged: 0,
+            matchings_charged: 0,
             listed_before: false,
         }
     }
@@ -293,6 +302,12 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// The jumps walked: `visits` without what the pairing test and the spans were counted as.
     fn jumps(&self) -> u64 {
         self.visits - self.charged
+    }
+
+    /// The walk's own work, what the pairing test's budget and the times it is asked are
+    /// measured in: `visits` without the test's matchings, which must not buy it more.
+    fn walk_work(&self) -> u64 {
+        self.visits - self.matchings_charged
     }
 
     /// Whether the walk stopped for want of budget.
@@ -343,9 +358,9 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
                             .get_or_insert_with(|| JumpSpan::new(size, graph.jumps()));
                         span.make(reach.pieces);
                         target.open_ends = span.possible_ends(sq, target.open_ends);
-                        self.pairing_at = self.visits.saturating_add(pairing_after());
+                        self.pairing_at = self.walk_work().saturating_add(pairing_after());
                         self.pairing_budget = FIRST_PAIRING_BUDGET;
-                        self.pairing_from_visits = self.visits;
+                        self.pairing_from_work = self.walk_work();
                         self.pairing_states = false;
                     }
                     target.ends_changed(self.rules, self.us, self.graph.as_ref());
@@ -463,7 +478,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
             }
             return entry.found;
         }
-        if self.visits >= self.pairing_at {
+        if self.walk_work() >= self.pairing_at {
             self.ask_pairing();
         }
         self.reach_use.said_through = false;
@@ -977,19 +992,48 @@ fn capturers<B: Bits>(
                 value: value_of(rules, enemy, enemy_kings),
                 landings: rules.squares,
             },
+            unsettled: value_of(rules, enemy, enemy_kings),
         })
         .collect();
     for sq in (pos.pieces[us] & pos.kings).squares() {
         if king_can_capture(rules, pos, sq) {
             let start = start(pos, sq);
+            let first = reach(rules, us, enemy_kings, sq, start.occupied, start.capturable);
             list.push(Capturer {
                 sq,
                 king: true,
-                reach: reach(rules, us, enemy_kings, sq, start.occupied, start.capturable),
+                unsettled: first.value,
+                reach: settled_reach(rules, us, enemy_kings, sq, start.occupied, first),
             });
         }
     }
     list
+}
+
+/// What a king on `sq` can reach (`first`, found by `reach`), the pieces it cannot reach
+/// taken for what they are. Under immediate removal `reach` lets the king pass and land where
+/// any piece it may take stands, as if it were gone; a piece that no capture can take never
+/// goes, and a line may stop at it: reached again without such pieces until nothing changes.
+fn settled_reach<B: Bits>(
+    rules: &Rules<B>,
+    us: usize,
+    enemy_kings: B,
+    sq: u8,
+    occupied: B,
+    first: Reach<B>,
+) -> Reach<B> {
+    let mut reached = first;
+    if !rules.removal_changes_captures() {
+        // Under deferred removal no piece leaves during a capture: nothing to settle.
+        return reached;
+    }
+    loop {
+        let again = reach(rules, us, enemy_kings, sq, occupied, reached.pieces);
+        if again.pieces == reached.pieces {
+            return again;
+        }
+        reached = again;
+    }
 }
 
 /// The capturing piece on `sq` before its first jump.
@@ -1151,6 +1195,7 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
     let exact = match maximum {
         Maximum::Exact(max) => {
             search.floor = max;
+            search.floor_exact = true;
             true
         }
         Maximum::AtLeast(bound) => {

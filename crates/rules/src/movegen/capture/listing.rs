@@ -108,7 +108,14 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
     /// stopped.
     pub(super) fn walk_layered(&mut self, pos: &Position<B>, piece: &Capturer<B>) -> bool {
         let floor = self.value_floor();
-        let targeted = piece.king && floor > 0 && piece.reach.value == floor;
+        // Dived only where the first reach equals the floor too, unless the maximum is known:
+        // a king whose reach comes down to a floor that is only a bound once settled has many
+        // captures, and a dive finds their ends slowly (Turkthic `B:WKa1,...`: 346 -> 531 ms
+        // dived, docs/performance.md).
+        let targeted = piece.king
+            && floor > 0
+            && piece.reach.value == floor
+            && (self.floor_exact || piece.unsettled == floor);
         if !targeted {
             return self.walk_layers(pos, piece, floor);
         }

@@ -192,13 +192,13 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         self.charge_matchings(self.pairing_budget - budget);
         let possible = settled.possible;
         if budget == 0 {
-            let walked = self.visits - self.pairing_from_visits;
+            let walked = self.walk_work() - self.pairing_from_work;
             let most = u32::try_from(walked / JUMPS_PER_MATCHING).unwrap_or(u32::MAX);
             self.pairing_budget = (self.pairing_budget.saturating_mul(4))
                 .min(most)
                 .max(FIRST_PAIRING_BUDGET);
             self.pairing_at = self
-                .visits
+                .walk_work()
                 .saturating_add(pairing_after().saturating_mul(2));
         }
         if let Some(target) = self.target.as_mut().filter(|t| t.open_ends != possible) {
@@ -238,6 +238,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         let cost = u64::from(matchings) * MATCHING_COST;
         self.visits += cost;
         self.charged += cost;
+        self.matchings_charged += cost;
     }
 
     /// Whether the captures the pairing test builds are handed to the sink as they are (see

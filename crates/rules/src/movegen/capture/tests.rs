@@ -636,3 +636,60 @@ fn a_dive_does_not_aim_where_a_piece_it_cannot_take_stands() {
     assert_eq!((list.len(), ends.len()), (48, 48), "{ends:?}");
     assert!(!ends.contains(&corner));
 }
+
+/// The reach settled (`settled_reach`) against the enumerating walk: under immediate removal
+/// every capture of a king takes only pieces within it, and on some crowded positions it holds
+/// fewer pieces than the first reach (a piece no capture takes stays, and a line stops at it).
+#[test]
+fn a_settled_reach_holds_every_piece_a_capture_takes() {
+    let variants: Vec<Rules<u128>> = all_variants()
+        .into_iter()
+        .filter(|r| r.removal_changes_captures())
+        .collect();
+    let (mut kings, mut tighter) = (0, 0);
+    for case in cases(&variants, 0..6000, 0x5DEE_CE66_D1CE_4E5B, |seed| {
+        6 + seed as usize % 14
+    }) {
+        let us = case.pos.side.index();
+        let enemy_kings = case.pos.pieces[us ^ 1] & case.pos.kings;
+        for piece in capturers(case.rules, &case.pos, case.capturing) {
+            if !piece.king {
+                continue;
+            }
+            kings += 1;
+            let start = start(&case.pos, piece.sq);
+            let first = reach(
+                case.rules,
+                us,
+                enemy_kings,
+                piece.sq,
+                start.occupied,
+                start.capturable,
+            );
+            assert_eq!(piece.unsettled, first.value);
+            assert_eq!(
+                piece.reach.pieces & !first.pieces,
+                0,
+                "settling only takes away"
+            );
+            if piece.reach.pieces != first.pieces {
+                tighter += 1;
+            }
+            for m in case.expected.iter().filter(|m| m.from == piece.sq) {
+                assert_eq!(
+                    m.captured & !piece.reach.pieces,
+                    0,
+                    "{} {}: a capture of the king on {} takes a piece out of its reach",
+                    case.rules.variant().id,
+                    case.seed,
+                    piece.sq
+                );
+            }
+        }
+    }
+    assert!(kings >= 1000, "{kings} kings");
+    assert!(
+        tighter >= 20,
+        "{tighter} of {kings} reaches settled to fewer pieces"
+    );
+}

@@ -981,6 +981,7 @@ fn capturers<B: Bits>(
     let us = pos.side.index();
     let enemy = pos.pieces[us ^ 1];
     let enemy_kings = enemy & pos.kings;
+    let all = value_of(rules, enemy, enemy_kings);
     let mut list: Vec<Capturer<B>> = capturing
         .men
         .squares()
@@ -989,10 +990,10 @@ fn capturers<B: Bits>(
             king: false,
             reach: Reach {
                 pieces: enemy,
-                value: value_of(rules, enemy, enemy_kings),
+                value: all,
                 landings: rules.squares,
             },
-            unsettled: value_of(rules, enemy, enemy_kings),
+            unsettled: all,
         })
         .collect();
     for sq in (pos.pieces[us] & pos.kings).squares() {
@@ -1003,7 +1004,7 @@ fn capturers<B: Bits>(
                 sq,
                 king: true,
                 unsettled: first.value,
-                reach: settled_reach(rules, us, enemy_kings, sq, start.occupied, first),
+                reach: settled_reach(rules, us, enemy_kings, sq, &start, first),
             });
         }
     }
@@ -1019,16 +1020,17 @@ fn settled_reach<B: Bits>(
     us: usize,
     enemy_kings: B,
     sq: u8,
-    occupied: B,
+    start: &Jumper<B>,
     first: Reach<B>,
 ) -> Reach<B> {
     let mut reached = first;
-    if !rules.removal_changes_captures() {
-        // Under deferred removal no piece leaves during a capture: nothing to settle.
+    if !rules.removal_changes_captures() || reached.pieces == start.capturable {
+        // Under deferred removal no piece leaves during a capture, and where every piece is
+        // within reach none stays: nothing to settle.
         return reached;
     }
     loop {
-        let again = reach(rules, us, enemy_kings, sq, occupied, reached.pieces);
+        let again = reach(rules, us, enemy_kings, sq, start.occupied, reached.pieces);
         if again.pieces == reached.pieces {
             return again;
         }
@@ -1192,16 +1194,9 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
 ) -> Listing {
     let mut search = Search::<B, S, true, FILTER>::new(rules, pos, sink, walk);
     search.budget = budget;
-    let exact = match maximum {
-        Maximum::Exact(max) => {
-            search.floor = max;
-            search.floor_exact = true;
-            true
-        }
-        Maximum::AtLeast(bound) => {
-            search.floor = bound;
-            false
-        }
+    (search.floor, search.floor_exact) = match maximum {
+        Maximum::Exact(max) => (max, true),
+        Maximum::AtLeast(bound) => (bound, false),
         Maximum::Stopped => return Listing::Stopped,
     };
     let enemy_kings = pos.pieces[pos.side.index() ^ 1] & pos.kings;
@@ -1211,11 +1206,12 @@ fn merged_captures<B: Bits, S: Sink<B>, const FILTER: bool>(
         }
         // A king that can reach more than the maximum: one targeted walk per set of pieces
         // its legal captures leave out (a listing only: counts need every state).
-        let left_out = if exact && piece.king && !S::COUNTS && piece.reach.value > search.floor {
-            left_out_sets(rules, piece, search.floor, enemy_kings)
-        } else {
-            None
-        };
+        let left_out =
+            if search.floor_exact && piece.king && !S::COUNTS && piece.reach.value > search.floor {
+                left_out_sets(rules, piece, search.floor, enemy_kings)
+            } else {
+                None
+            };
         // A piece's moves are put in one order, whichever walk lists them.
         let mark = search.sink.mark();
         match left_out {

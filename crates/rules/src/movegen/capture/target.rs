@@ -27,8 +27,8 @@ impl<B: Bits> Target<B> {
     /// (`ends_changed` completes it).
     pub(super) fn new(rules: &Rules<B>, reach: &Reach<B>, value: u32, start: Jumper<B>) -> Self {
         // What stands on the board at the last jump is never landed on: under immediate
-        // removal the pieces the king cannot reach stay (the reach lets it land where a piece
-        // it might take stands).
+        // removal the pieces the king cannot reach stay (a first reach lets it land where any
+        // piece it might take stands; a settled one, as `capturers` gives, already does not).
         let blocked = if rules.removal_changes_captures() {
             start.occupied & !reach.pieces
         } else {

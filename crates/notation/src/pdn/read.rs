@@ -786,6 +786,16 @@ impl<'a> Parser<'a> {
         if joins {
             let p = self.pending.as_mut().expect("a pending move");
             p.text.push_str(rest);
+            if STANDARD_RESULTS.contains(&p.text.as_str()) || decimal_score(&p.text) {
+                // `1 - 0`, `1-` and `0` on two lines: the result, written apart, never a move
+                // (a move `1-0` would be written back as the result).
+                let result = self.pending.take().expect("a pending move").text;
+                if self.stack.len() == 1 {
+                    self.game.result = Some(result);
+                    return Ok(Some(self.i));
+                }
+                return Ok(None);
+            }
             if p.text.len() > MAX_MOVE_LEN {
                 return Err(PdnError {
                     kind: PdnErrorKind::TokenTooLong,
@@ -981,6 +991,45 @@ mod tests {
         assert!(read_game("1. 32-28 {open").is_err());
         assert!(read_game("1. 32-28 (19-23").is_err());
         assert!(read_game("1. 32-28 é4").is_err());
+    }
+
+    #[test]
+    fn a_result_written_apart_is_the_result_not_a_move() {
+        // A move may be written apart (`32 - 28`), but a result so written is the result: a
+        // move `1-0` would be written back as the result (found by a long run of the PDN
+        // properties: `1-\n0` read as a move, written back as `1-0`).
+        for text in [
+            "1. 32-28 1 - 0",
+            "1. 32-28 1-\n0",
+            "1. 32-28 1\n-0",
+            "1. 32-28 0 -1",
+        ] {
+            let g = read_game(text).unwrap();
+            assert_eq!(g.moves, ["32-28"], "{text:?}");
+            assert_eq!(g.tree.moves().count(), 1, "{text:?}");
+            assert!(
+                matches!(g.result.as_deref(), Some("1-0" | "0-1")),
+                "{text:?}"
+            );
+            let again = read_game(&g.to_pdn()).unwrap();
+            assert_eq!(
+                (&again.tree, &again.result),
+                (&g.tree, &g.result),
+                "{text:?}"
+            );
+        }
+        // Inside a variation it ends nothing, and is no move either.
+        let g = read_game("1. 32-28 (1 - 0) 19-23 *").unwrap();
+        assert_eq!(g.moves, ["32-28", "19-23"]);
+        let Item::Move(m) = &g.tree.items[0] else {
+            panic!("{:?}", g.tree)
+        };
+        assert_eq!(m.variations[0].moves().count(), 0);
+        // A move written apart still reads as one.
+        assert_eq!(
+            read_game("1. 32 - 28 19-\n23 *").unwrap().moves,
+            ["32-28", "19-23"]
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod caps;
 mod common;
 mod durability;
 mod friend;
+mod fuzz;
 mod i18n;
 mod levels;
 mod load;

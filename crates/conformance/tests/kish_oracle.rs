@@ -328,23 +328,32 @@ fn kish_oracle_random_games() {
         stats: Stats::default(),
         list: Vec::new(),
     };
-    let mut rng = StdRng::seed_from_u64(0x0074_7572_6b69_7368);
+    // One round in CI; `DAMSPEL_KISH_ROUNDS=10` for a long run over other seeds.
+    let rounds: u64 = std::env::var("DAMSPEL_KISH_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
     let start = Position::start(&oracle.rules);
-    for _ in 0..START_GAMES {
-        oracle.game(start, &mut rng);
-    }
-    let from_start = oracle.stats.positions;
-    for _ in 0..RANDOM_POSITIONS {
-        // Half dense middlegames, half sparse endings.
-        let men = if rng.random_bool(0.5) { 4..=14 } else { 0..=6 };
-        let pos = common::random_position(&oracle.rules, &mut rng, men);
-        oracle.game(pos, &mut rng);
+    let mut from_start = 0;
+    for round in 0..rounds {
+        let mut rng = StdRng::seed_from_u64(0x0074_7572_6b69_7368 ^ round.wrapping_mul(0x9e37));
+        let before = oracle.stats.positions;
+        for _ in 0..START_GAMES {
+            oracle.game(start, &mut rng);
+        }
+        from_start += oracle.stats.positions - before;
+        for _ in 0..RANDOM_POSITIONS {
+            // Half dense middlegames, half sparse endings.
+            let men = if rng.random_bool(0.5) { 4..=14 } else { 0..=6 };
+            let pos = common::random_position(&oracle.rules, &mut rng, men);
+            oracle.game(pos, &mut rng);
+        }
     }
 
     let s = &oracle.stats;
     eprintln!(
-        "kish oracle: {} positions ({} in {START_GAMES} games from the start, {} in games from \
-         {RANDOM_POSITIONS} random positions with kings), {} moves, {} positions with captures \
+        "kish oracle, {rounds} round(s): {} positions ({} in {START_GAMES} games a round from the \
+         start, {} in games from {RANDOM_POSITIONS} random positions a round with kings), {} moves, {} positions with captures \
          ({} capture moves: {} multi-captures, {} by kings, longest {}, {} round trips), {} \
          promotions, {} extra routes of duplicate moves, {} positions without moves, {} plays \
          checked, {} mismatches ({} with a move missing or extra, the rest in route counts \

@@ -94,7 +94,7 @@ const VARIANTS: &[&str] = &[
     "universal",
     "babylonian-c",
     "dameo",
-    "frisian",
+    "brazilian",
 ];
 
 /// Opening moves of the variants above (and of others), in their notations.
@@ -369,6 +369,16 @@ async fn round(seed: u64) {
         if n % 50 == 49 {
             let (status, _) = get(&c, &server.url("/api/variants")).await;
             assert_eq!(status, 200, "seed {seed}: the server stopped answering");
+            // A fresh game now and then: a resignation ends one, and every later action on it
+            // is refused before it reaches much.
+            let start = json!({
+                "variant": rng.pick(VARIANTS),
+                "engine_time": 0.01,
+                "black": rng.pick(&["human", "engine"]),
+            });
+            let (status, state) = post(&c, &server.url("/api/games"), start.clone()).await;
+            assert_eq!(status, 201, "{start} -> {state}");
+            games.push(state["id"].as_str().unwrap().to_string());
         }
     }
     // The requests reached the handlers: some were taken, many refused.

@@ -272,7 +272,11 @@ async fn round(seed: u64) {
         json!({"variant": "international", "engine_time": 0.01}),
         json!({"variant": "turkish", "white": "human", "black": "human"}),
         json!({"variant": "russian", "friend": true, "white": "human", "black": "human"}),
-        json!({"variant": "universal", "fen": "W:WKb7:BKa3,Ka6,Kb6,Kb8,Kc1,Kc2,Kc5", "engine_time": 0.01}),
+        json!({
+            "variant": "universal",
+            "fen": "W:WKb7:BKa3,Ka6,Kb6,Kb8,Kc1,Kc2,Kc5",
+            "engine_time": 0.01,
+        }),
     ] {
         let (status, state) = post(&c, &server.url("/api/games"), start.clone()).await;
         assert_eq!(status, 201, "{start} -> {state}");

@@ -329,10 +329,7 @@ fn kish_oracle_random_games() {
         list: Vec::new(),
     };
     // One round in CI; `DAMSPEL_KISH_ROUNDS=10` for a long run over other seeds.
-    let rounds: u64 = std::env::var("DAMSPEL_KISH_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let rounds = common::rounds("DAMSPEL_KISH_ROUNDS");
     let start = Position::start(&oracle.rules);
     let mut from_start = 0;
     for round in 0..rounds {

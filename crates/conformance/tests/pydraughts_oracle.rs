@@ -313,10 +313,7 @@ fn pydraughts_oracle_random_games() {
         return;
     };
     // One round in CI; `DAMSPEL_ORACLE_ROUNDS=50` for a long run over other seeds.
-    let rounds: u64 = std::env::var("DAMSPEL_ORACLE_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let rounds = common::rounds("DAMSPEL_ORACLE_ROUNDS");
     let catalogue = Catalogue::builtin();
     // A pydraughts process per variant, each in a thread of its own: the four run side by side
     // (pydraughts takes most of the time), with the same seeds as one after another.

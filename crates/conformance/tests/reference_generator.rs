@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
+use crate::common;
+
 use damspel_conformance::data::{legal_moves_rows, perft_rows};
 use damspel_conformance::reference::{
     all_capture_sequences, reference_moves, reference_moves_within, square_of, Bounds, Cell,
@@ -629,10 +631,7 @@ fn builtin_variants_agree_with_the_reference() {
         ..BUILTIN
     };
     // One round in CI; `DAMSPEL_REFERENCE_ROUNDS=20` for a long run over other seeds.
-    let rounds: u64 = std::env::var("DAMSPEL_REFERENCE_ROUNDS")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(1);
+    let rounds = common::rounds("DAMSPEL_REFERENCE_ROUNDS");
     for round in 0..rounds {
         run_all(
             variants.clone(),

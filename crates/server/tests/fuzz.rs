@@ -7,6 +7,8 @@
 
 use std::time::Duration;
 
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
 use serde_json::{json, Map, Value};
 
 use crate::common::{self, get, post, post_as_watcher, temp_db, TestServer};
@@ -14,27 +16,20 @@ use crate::common::{self, get, post, post_as_watcher, temp_db, TestServer};
 /// Requests a round sends.
 const REQUESTS: usize = 400;
 
-/// A xorshift generator: the same requests for the same seed.
-struct Rng(u64);
+/// The requests' random choices, seeded: the same requests for the same seed.
+struct Rng(StdRng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
+        self.0.random_range(0..n)
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
 
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+    fn chance(&mut self, percent: u32) -> bool {
+        self.0.random_ratio(percent, 100)
     }
 }
 
@@ -265,7 +260,7 @@ async fn round(seed: u64) {
         .timeout(Duration::from_secs(60))
         .build()
         .unwrap();
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = Rng(StdRng::seed_from_u64(seed));
     // Games to aim at: against the engine, between two people, a friend's.
     let mut games = Vec::new();
     for start in [

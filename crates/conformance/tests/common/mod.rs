@@ -43,3 +43,12 @@ pub fn random_position<B: Bits>(
     };
     Position::from_setup(rules, &setup).expect("a valid random setup")
 }
+
+/// Rounds of a seeded random test: one (CI), or the number in the environment variable `var`
+/// for a long run over other seeds.
+pub fn rounds(var: &str) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
+}

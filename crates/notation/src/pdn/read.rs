@@ -406,6 +406,12 @@ const STANDARD_RESULTS: [&str; 9] = [
     "1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1", "0-0", "*", "½-½",
 ];
 
+/// Whether a token is a result without a Result tag to say so: a standard one or a decimal
+/// score.
+fn is_result(t: &str) -> bool {
+    STANDARD_RESULTS.contains(&t) || decimal_score(t)
+}
+
 /// A score with decimals on both sides (`1.01-0.99`, `-0.98-1.02`: ResultFormat "Goes"): never
 /// a move (`1.31-26` is move 1, 31-26).
 fn decimal_score(t: &str) -> bool {
@@ -730,14 +736,9 @@ impl<'a> Parser<'a> {
             self.mark(token.to_string());
             return Ok(None);
         }
-        if STANDARD_RESULTS.contains(&token) || decimal_score(token) {
+        if is_result(token) {
             self.flush()?;
-            if self.stack.len() == 1 {
-                self.game.result = Some(token.to_string());
-                return Ok(Some(self.i));
-            }
-            // A result inside a variation ends nothing.
-            return Ok(None);
+            return Ok(self.result(token.to_string()));
         }
         // Move numbers may be glued to the move: "1.d3-d4", "12...32-28".
         let mut rest = token;
@@ -752,14 +753,10 @@ impl<'a> Parser<'a> {
                 rest = &rest[dot + 1..];
             }
         }
-        if number.is_some() && (STANDARD_RESULTS.contains(&rest) || decimal_score(rest)) {
+        if number.is_some() && is_result(rest) {
             // `8.1-0`: a move number glued to the result.
             self.flush()?;
-            if self.stack.len() == 1 {
-                self.game.result = Some(rest.to_string());
-                return Ok(Some(self.i));
-            }
-            return Ok(None);
+            return Ok(self.result(rest.to_string()));
         }
         let marks = rest.len() - rest.trim_end_matches(['!', '?']).len();
         let (rest, mark) = rest.split_at(rest.len() - marks);
@@ -786,15 +783,11 @@ impl<'a> Parser<'a> {
         if joins {
             let p = self.pending.as_mut().expect("a pending move");
             p.text.push_str(rest);
-            if STANDARD_RESULTS.contains(&p.text.as_str()) || decimal_score(&p.text) {
+            if is_result(&p.text) {
                 // `1 - 0`, `1-` and `0` on two lines: the result, written apart, never a move
                 // (a move `1-0` would be written back as the result).
                 let result = self.pending.take().expect("a pending move").text;
-                if self.stack.len() == 1 {
-                    self.game.result = Some(result);
-                    return Ok(Some(self.i));
-                }
-                return Ok(None);
+                return Ok(self.result(result));
             }
             if p.text.len() > MAX_MOVE_LEN {
                 return Err(PdnError {
@@ -820,6 +813,16 @@ impl<'a> Parser<'a> {
             self.mark(mark.to_string());
         }
         Ok(None)
+    }
+
+    /// A result read just before `self.i`: at the top level it is the game's and ends it (the
+    /// offset after it is returned); inside a variation it ends nothing.
+    fn result(&mut self, result: String) -> Option<usize> {
+        if self.stack.len() != 1 {
+            return None;
+        }
+        self.game.result = Some(result);
+        Some(self.i)
     }
 
     /// Ends the move being read and adds it to the current line.

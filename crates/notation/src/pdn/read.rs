@@ -656,16 +656,31 @@ impl<'a> Parser<'a> {
 
     fn setup(&mut self) -> Result<(), PdnError> {
         let at = self.i;
-        let window = &self.body[at + 1..self.body.len().min(at + 1 + crate::MAX_FEN_LEN + 16)];
-        let Some(close) = window.find('/') else {
+        // Searched as bytes: the window may end inside a character, and `/` is one byte.
+        let end = self.body.len().min(at + 1 + crate::MAX_FEN_LEN + 16);
+        let Some(close) = self.body.as_bytes()[at + 1..end]
+            .iter()
+            .position(|&b| b == b'/')
+        else {
             return Err(syntax(
                 at,
                 "a setup command /FEN \"...\"/ is not closed with /",
             ));
         };
-        let inner = window[..close].trim();
-        let inner = inner.strip_prefix("FEN").unwrap_or(inner).trim();
-        let fen = inner.trim_matches('"').trim().to_string();
+        let inner = self.body[at + 1..at + 1 + close].trim();
+        let inner = inner.strip_prefix("FEN").unwrap_or(inner);
+        // No FEN holds a quote: dropping them all (not only the outer pair) reads what the
+        // writer writes back as the same FEN, whatever stray quotes the file had.
+        let fen = inner.replace('"', "").trim().to_string();
+        if fen.len() > crate::MAX_FEN_LEN {
+            return Err(syntax(
+                at,
+                format!(
+                    "a setup command's FEN may have at most {} bytes",
+                    crate::MAX_FEN_LEN
+                ),
+            ));
+        }
         self.flush()?;
         self.in_moves = true;
         self.line().items.push(Item::Setup { fen });
@@ -994,6 +1009,37 @@ mod tests {
         assert!(read_game("1. 32-28 {open").is_err());
         assert!(read_game("1. 32-28 (19-23").is_err());
         assert!(read_game("1. 32-28 é4").is_err());
+    }
+
+    #[test]
+    fn a_setup_command_reads_back_as_written_and_is_bounded() {
+        // Stray quotes are no part of a FEN (found by CI's run of the PDN properties:
+        // `/"\n"a/` read as the FEN `"a`, written `/FEN ""a"/`, read back as `a`).
+        for (text, fen) in [
+            ("/\"\n\"a/ $", "a"),
+            ("/FEN \"W:W31:B1\"/", "W:W31:B1"),
+            ("/ \"W:W31:B1/", "W:W31:B1"),
+            ("/W:W\"31\":B1/", "W:W31:B1"),
+            ("/FEN/", ""),
+        ] {
+            let g = read_game(text).unwrap();
+            assert_eq!(g.tree.items[0], Item::Setup { fen: fen.into() }, "{text:?}");
+            let again = read_game(&g.to_pdn()).unwrap();
+            assert_eq!(again.tree, g.tree, "{text:?}");
+        }
+        // A long setup is an error, also when its window ends inside a character (this
+        // panicked: the window was cut at a byte count).
+        let n = crate::MAX_FEN_LEN + 15;
+        for text in [
+            format!("/{}é/", "a".repeat(n)),
+            format!("/{}/", "a".repeat(crate::MAX_FEN_LEN + 1)),
+        ] {
+            let e = read_game(&text).unwrap_err();
+            assert_eq!(e.offset, 0, "{}", e.reason);
+        }
+        let fen = "a".repeat(crate::MAX_FEN_LEN);
+        let g = read_game(&format!("/{fen}/")).unwrap();
+        assert_eq!(read_game(&g.to_pdn()).unwrap().tree, g.tree);
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Seeded random requests to every route of the JSON API, as a careless or hostile client sends
 //! them: each route's own fields with values near the valid ones and far from them, other
-//! fields, other JSON. The server must answer each with a status under 500 (503 only for a
+//! fields, other JSON. A game's actions mostly carry its own legal moves and nodes (taken from
+//! the last state answered), so that games go on and their trees grow for the node actions to
+//! work on. The server must answer each with a status under 500 (503 only for a
 //! search refused when the searches are all busy), within the client's timeout, and keep
 //! answering. One round in CI (a few hundred requests); `DAMSPEL_API_FUZZ_ROUNDS=50` for a long
 //! run over other seeds.
@@ -168,6 +170,11 @@ fn value(rng: &mut Rng, kind: char) -> Value {
     if kind != 'T' && rng.chance(15) {
         return any(rng, 2);
     }
+    well_formed(rng, kind)
+}
+
+/// A value of the kind a field takes (in range or not).
+fn well_formed(rng: &mut Rng, kind: char) -> Value {
     match kind {
         'n' => number(rng),
         // A search asked for is short or refused (over the longest allowed, or not a time).
@@ -211,7 +218,10 @@ fn body(rng: &mut Rng, fields: &[(&str, char)]) -> Value {
     Value::Object(object)
 }
 
-const NEW_GAME: &[(&str, char)] = &[
+/// A body's fields: name and kind (see `value`).
+type Fields = &'static [(&'static str, char)];
+
+const NEW_GAME: Fields = &[
     ("variant", 'v'),
     ("fen", 't'),
     ("pdn", 't'),
@@ -226,26 +236,51 @@ const NEW_GAME: &[(&str, char)] = &[
     ("clock", 'c'),
 ];
 
-/// The routes of one game: path after `/api/games/{id}`, and the fields of its body.
-const GAME_ROUTES: &[(&str, &[(&str, char)])] = &[
-    ("/move", &[("move", 'm'), ("from", 'n')]),
-    ("/engine", &[("time", 'T'), ("lines", 'n')]),
-    ("/hint", &[("time", 'T'), ("lines", 'n')]),
-    ("/analyse", &[("time", 'T'), ("lines", 'n')]),
-    ("/undo", &[]),
-    ("/redo", &[]),
-    ("/goto", &[("node", 'n')]),
-    ("/promote", &[("node", 'n'), ("main", 'b')]),
-    ("/delete", &[("node", 'n')]),
+/// The routes of one game: path after `/api/games/{id}`, the fields of its body, and how often
+/// it is drawn (moves most: they grow the tree the other actions work on; a resignation seldom:
+/// it ends the game).
+const GAME_ROUTES: &[(&str, Fields, usize)] = &[
+    ("/move", &[("move", 'm'), ("from", 'n')], 10),
+    ("/engine", &[("time", 'T'), ("lines", 'n')], 2),
+    ("/hint", &[("time", 'T'), ("lines", 'n')], 1),
+    ("/analyse", &[("time", 'T'), ("lines", 'n')], 1),
+    ("/undo", &[], 2),
+    ("/redo", &[], 2),
+    ("/goto", &[("node", 'n')], 2),
+    ("/promote", &[("node", 'n'), ("main", 'b')], 2),
+    ("/delete", &[("node", 'n')], 1),
     (
         "/annotate",
         &[("node", 'n'), ("comment", 't'), ("nags", 'l')],
+        2,
     ),
-    ("/resign", &[]),
-    ("/draw", &[("action", 't')]),
-    ("/join", &[("invite", 't')]),
-    ("/review", &[("time", 'T')]),
+    ("/resign", &[], 1),
+    ("/draw", &[("action", 't')], 1),
+    ("/join", &[("invite", 't')], 1),
+    ("/review", &[("time", 'T')], 1),
 ];
+
+/// Puts a move the game can play, and nodes it has, in the fields of `object` that take them
+/// (most of the time): a request valid but for what `body` drew in its other fields.
+fn fit(rng: &mut Rng, object: &mut Map<String, Value>, state: &Value) {
+    let legal = state["legal"].as_array().map_or(&[][..], Vec::as_slice);
+    let nodes = state["tree"]["nodes"].as_array().map_or(0, Vec::len);
+    for (name, value) in object.iter_mut() {
+        if !rng.chance(70) {
+            continue;
+        }
+        match name.as_str() {
+            "move" if !legal.is_empty() => {
+                let mv = rng.pick(legal);
+                *value = mv[*rng.pick(&["notation", "full"])].clone();
+            }
+            // Where the legal moves are, or any node.
+            "from" if rng.chance(60) => *value = state["tree"]["current"].clone(),
+            "node" | "from" if nodes > 0 => *value = json!(rng.below(nodes)),
+            _ => {}
+        }
+    }
+}
 
 /// Whether a status is an answer the server may give to a bad request: under 500, or 503 for a
 /// search refused while all are busy.
@@ -263,6 +298,8 @@ async fn round(seed: u64) {
     let mut rng = Rng(StdRng::seed_from_u64(seed));
     // Games to aim at: against the engine, between two people, a friend's.
     let mut games = Vec::new();
+    // Each game's last state answered: its legal moves and the nodes of its tree.
+    let mut states = std::collections::HashMap::<String, Value>::new();
     for start in [
         json!({"variant": "international", "engine_time": 0.01}),
         json!({"variant": "turkish", "white": "human", "black": "human"}),
@@ -276,7 +313,9 @@ async fn round(seed: u64) {
         let (status, state) = post(&c, &server.url("/api/games"), start.clone()).await;
         assert_eq!(status, 201, "{start} -> {state}");
         games.push(state["id"].as_str().unwrap().to_string());
+        states.insert(games[games.len() - 1].clone(), state);
     }
+    let mut focus = games[0].clone();
     let mut seen = std::collections::BTreeMap::<(String, u16), usize>::new();
     for n in 0..REQUESTS {
         let (route, status, answer, sent) = match rng.below(10) {
@@ -339,14 +378,45 @@ async fn round(seed: u64) {
                 (label.to_string(), status, answer, json!(path))
             }
             _ => {
-                let &(route, fields) = rng.pick(GAME_ROUTES);
-                let mut sent = body(&mut rng, fields);
+                let total: usize = GAME_ROUTES.iter().map(|r| r.2).sum();
+                let mut draw = rng.below(total);
+                let &(route, fields, _) = GAME_ROUTES
+                    .iter()
+                    .find(|r| {
+                        draw < r.2 || {
+                            draw -= r.2;
+                            false
+                        }
+                    })
+                    .expect("a draw below the total falls on a route");
+                // Half the time every field, each of its kind, so that what `fit` makes valid
+                // leaves a request that goes deep.
+                let mut sent = if rng.chance(50) {
+                    body(&mut rng, fields)
+                } else {
+                    let object = fields
+                        .iter()
+                        .map(|&(name, kind)| (name.to_string(), well_formed(&mut rng, kind)))
+                        .collect();
+                    Value::Object(object)
+                };
                 // An analysis without a time runs until the page goes away (two minutes).
                 if let (Some(object), "/analyse") = (sent.as_object_mut(), route) {
                     object.entry("time").or_insert(json!(0.02));
                 }
+                // Half the time the game last changed: its tree grows deep.
+                let game = if rng.chance(50) {
+                    focus.clone()
+                } else {
+                    rng.pick(&games).clone()
+                };
+                // Mostly the game's own moves and nodes, the rest of the body left as drawn:
+                // games go on, and trees grow for the node actions to reach.
+                if let (Some(object), Some(state)) = (sent.as_object_mut(), states.get(&game)) {
+                    fit(&mut rng, object, state);
+                }
                 let id = if rng.chance(90) {
-                    urlencode(&rng.pick(&games).clone())
+                    urlencode(&game)
                 } else {
                     urlencode(&text(&mut rng))
                 };
@@ -364,6 +434,12 @@ async fn round(seed: u64) {
             acceptable(status, &answer),
             "seed {seed}, request {n}: {route} {sent} -> {status} {answer}"
         );
+        if status < 300 {
+            if let Some(id) = answer["id"].as_str() {
+                states.insert(id.to_string(), answer.clone());
+                focus = id.to_string();
+            }
+        }
         *seen.entry((route, status)).or_default() += 1;
         if n % 50 == 49 {
             let (status, _) = get(&c, &server.url("/api/variants")).await;
@@ -378,6 +454,7 @@ async fn round(seed: u64) {
             let (status, state) = post(&c, &server.url("/api/games"), start.clone()).await;
             assert_eq!(status, 201, "{start} -> {state}");
             games.push(state["id"].as_str().unwrap().to_string());
+            states.insert(games[games.len() - 1].clone(), state);
         }
     }
     // The requests reached the handlers: some were taken, many refused.

@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Map, Value};
 
@@ -379,17 +380,9 @@ async fn round(seed: u64) {
                 (label.to_string(), status, answer, json!(path))
             }
             _ => {
-                let total: usize = GAME_ROUTES.iter().map(|r| r.2).sum();
-                let mut draw = rng.below(total);
                 let &(route, fields, _) = GAME_ROUTES
-                    .iter()
-                    .find(|r| {
-                        draw < r.2 || {
-                            draw -= r.2;
-                            false
-                        }
-                    })
-                    .expect("a draw below the total falls on a route");
+                    .choose_weighted(&mut rng.0, |r| r.2)
+                    .expect("positive weights");
                 // Half the time every field, each of its kind, so that what `fit` makes valid
                 // leaves a request that goes deep.
                 let mut sent = if rng.chance(50) {

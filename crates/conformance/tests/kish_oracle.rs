@@ -352,9 +352,9 @@ fn kish_oracle_random_games() {
         "kish oracle, {rounds} round(s): {} positions ({} in {START_GAMES} games a round from \
          the start, {} in games from {RANDOM_POSITIONS} random positions a round with kings), {} \
          moves, {} positions with captures ({} capture moves: {} multi-captures, {} by kings, \
-         longest {}, {} round trips), {} promotions, {} extra routes of duplicate moves, {} positions without moves, {} plays \
-         checked, {} mismatches ({} with a move missing or extra, the rest in route counts \
-         only), {:.1?}",
+         longest {}, {} round trips), {} promotions, {} extra routes of duplicate moves, {} \
+         positions without moves, {} plays checked, {} mismatches ({} with a move missing or \
+         extra, the rest in route counts only), {:.1?}",
         s.positions,
         from_start,
         s.positions - from_start,

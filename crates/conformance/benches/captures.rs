@@ -22,6 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use damspel_conformance::material::within_start_counts;
+use damspel_conformance::worst_table;
 use damspel_notation::parse_fen;
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Move, Position, Rules, Until};
 
@@ -109,7 +110,7 @@ fn ms(seconds: f64) -> String {
 fn main() {
     let o = options();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/worst-captures.tsv");
-    let text = std::fs::read_to_string(&path).expect("data/worst-captures.tsv");
+    let table = worst_table::read(&path).expect("data/worst-captures.tsv");
     let catalogue = Catalogue::builtin();
     println!(
         "captures benchmark: median of {} runs, single thread; reference: the enumerating walk, \
@@ -126,9 +127,8 @@ fn main() {
     let (mut game_rows, mut game_over, mut game_over_detailed) = (0, 0, 0);
     let mut over_detailed = 0;
     let mut rows = 0;
-    for line in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
-        let f: Vec<&str> = line.split('\t').collect();
-        let (id, fen) = (f[0], f[1]);
+    for row in &table {
+        let (id, fen) = (row.variant.as_str(), row.fen.as_str());
         if o.variant.as_deref().is_some_and(|v| v != id) {
             continue;
         }

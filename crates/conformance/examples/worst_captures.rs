@@ -43,8 +43,6 @@ mod check;
 mod count;
 #[path = "worst_captures/measure.rs"]
 mod measure;
-#[path = "worst_captures/table.rs"]
-mod table;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -59,8 +57,8 @@ use rand::{RngExt, SeedableRng};
 
 use board::{Board, Shape};
 use candidates::{mutate, start, Start};
+use damspel_conformance::worst_table::{self as table, Row};
 use measure::{cost, median, Timing, Watchdog};
-use table::Row;
 
 pub type Rng = rand::rngs::Xoshiro256PlusPlus;
 
@@ -119,7 +117,8 @@ struct Args {
     /// the variant's start gives it (`damspel_conformance::material`). Sources say "game counts".
     #[arg(long)]
     game_counts: bool,
-    /// Write the table here: the rows of the variants searched are replaced, the others kept.
+    /// Add the positions kept to this table: a position already in it is measured again, every
+    /// other row stays (the audit's and earlier searches', of any variant).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Check every row of this table instead of searching.
@@ -221,20 +220,7 @@ fn search(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
         rows.extend(found);
     }
     if let Some(path) = &args.out {
-        let mut all: Vec<Row> = table::read(path)?
-            .into_iter()
-            .filter(|r| !ids.contains(&r.variant))
-            .collect();
-        all.extend(rows);
-        // The catalogue's order, then the most expensive first.
-        let order = catalogue.ids();
-        let rank = |r: &Row| order.iter().position(|i| *i == r.variant);
-        all.sort_by(|a, b| {
-            rank(a).cmp(&rank(b)).then_with(|| {
-                let ms = |r: &Row| r.median_ms.trim_start_matches('>').parse().unwrap_or(0.0);
-                f64::total_cmp(&ms(b), &ms(a))
-            })
-        });
+        let all = table::merge(table::read(path)?, rows, &catalogue.ids());
         table::write(path, &all)?;
         println!("wrote {}", path.display());
     }

@@ -5,3 +5,4 @@ pub mod data;
 pub mod material;
 pub mod reference;
 pub mod scenario;
+pub mod worst_table;

@@ -29,3 +29,11 @@ pub fn read_text(path: &Path, limit: usize, what: &str) -> Result<String> {
     String::from_utf8(read(path, limit, what)?)
         .with_context(|| format!("{what} {} is not UTF-8 text", path.display()))
 }
+
+/// `read` as text in any encoding a PDN file may have (a byte order mark, UTF-16, CP1251, CP866,
+/// CP1252/Latin-1: `damspel_notation::pdn::decode`), for files that may be PDN games: players'
+/// collections are often not UTF-8.
+pub fn read_pdn_text(path: &Path, limit: usize, what: &str) -> Result<String> {
+    let bytes = read(path, limit, what)?;
+    Ok(damspel_notation::pdn::decode(&bytes).0.into_owned())
+}

@@ -270,13 +270,16 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         Ok(plies) => random_openings(&rules, args.games.div_ceil(2), plies, args.seed),
         Err(_) => {
             let path = args.openings;
-            let text =
-                crate::files::read_text(Path::new(path), MAX_OPENINGS_FILE_LEN, "openings file")
-                    .map_err(|e| {
-                        anyhow::anyhow!(
+            let text = crate::files::read_pdn_text(
+                Path::new(path),
+                MAX_OPENINGS_FILE_LEN,
+                "openings file",
+            )
+            .map_err(|e| {
+                anyhow::anyhow!(
                     "--openings {path}: {e:#} (give a number of random plies or an openings file)"
                 )
-                    })?;
+            })?;
             read_openings(&rules, &text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };

@@ -174,36 +174,42 @@ fn a_match_plays_the_openings_of_a_file() {
     std::fs::create_dir_all(&dir).unwrap();
     let openings = dir.join("openings.txt");
     let pdn = dir.join("games.pdn");
+    // Four games of the openings written to the file: each opening twice, colours swapped.
+    let play = |file: &[u8]| {
+        std::fs::write(&openings, file).unwrap();
+        let out = damspel(&[
+            "match",
+            "international",
+            "--engine",
+            "damspel:depth=1",
+            "--engine",
+            "random",
+            "--games",
+            "4",
+            "--openings",
+            openings.to_str().unwrap(),
+            "--pdn",
+            pdn.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        let games = std::fs::read_to_string(&pdn).unwrap();
+        assert_eq!(
+            games.matches("1. 32-28 19-23 2. 28x19 14x23").count(),
+            2,
+            "{games}"
+        );
+        assert_eq!(games.matches("1. 33-29 18-22").count(), 2, "{games}");
+        games
+    };
     // Two International openings (4.01: men step forward, capture is compulsory).
-    std::fs::write(
-        &openings,
-        "# test\n32-28 19-23 28x19 14x23\n1. 33-29 18-22\n",
-    )
-    .unwrap();
-    let out = damspel(&[
-        "match",
-        "international",
-        "--engine",
-        "damspel:depth=1",
-        "--engine",
-        "random",
-        "--games",
-        "4",
-        "--openings",
-        openings.to_str().unwrap(),
-        "--pdn",
-        pdn.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let games = std::fs::read_to_string(&pdn).unwrap();
-    // Each opening twice, colours swapped.
-    assert_eq!(
-        games.matches("1. 32-28 19-23 2. 28x19 14x23").count(),
-        2,
-        "{games}"
-    );
-    assert_eq!(games.matches("1. 33-29 18-22").count(), 2, "{games}");
+    let games = play(b"# test\n32-28 19-23 28x19 14x23\n1. 33-29 18-22\n");
     assert_eq!(games.matches("openings.txt #2\"]").count(), 2, "{games}");
+    // The same as PDN games in CP1252 (names with accents), as `damspel pdn` reads them.
+    play(
+        b"[Event \"Tournoi de Paris\"]\n[White \"Ren\xe9\"]\n[Black \"J\xfcrgen\"]\n\
+          [GameType \"20\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n\
+          [White \"Fran\xe7ois\"]\n\n1. 33-29 18-22 *\n",
+    );
 
     std::fs::write(&openings, "32-28 19-23\n32-23\n").unwrap();
     let out = damspel(&[
@@ -219,36 +225,6 @@ fn a_match_plays_the_openings_of_a_file() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("line 2: move 1 `32-23`"), "{err}");
-
-    // PDN games in CP1252 (names with accents), as `damspel pdn` reads them: the openings are
-    // their moves.
-    let mut latin = b"[Event \"Tournoi de Paris\"]\n[White \"Ren\xe9\"]\n[Black \"J\xfcrgen\"]\n\
-        [GameType \"20\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n\n"
-        .to_vec();
-    latin.extend_from_slice(b"[White \"Fran\xe7ois\"]\n\n1. 33-29 18-22 *\n");
-    std::fs::write(&openings, &latin).unwrap();
-    let out = damspel(&[
-        "match",
-        "international",
-        "--engine",
-        "damspel:depth=1",
-        "--engine",
-        "random",
-        "--games",
-        "4",
-        "--openings",
-        openings.to_str().unwrap(),
-        "--pdn",
-        pdn.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let games = std::fs::read_to_string(&pdn).unwrap();
-    assert_eq!(
-        games.matches("1. 32-28 19-23 2. 28x19 14x23").count(),
-        2,
-        "{games}"
-    );
-    assert_eq!(games.matches("1. 33-29 18-22").count(), 2, "{games}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -177,7 +177,11 @@ pub fn open(path: &Path) -> Result<Connection, Error> {
     if !path.is_file() {
         return Err(Error::Open {
             path: path.to_path_buf(),
-            reason: "no such file".into(),
+            reason: if path.is_dir() {
+                "a folder, not a database file".into()
+            } else {
+                "no such file".into()
+            },
         });
     }
     let conn = Connection::open_with_flags(

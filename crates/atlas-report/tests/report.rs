@@ -429,6 +429,12 @@ fn bad_databases_are_refused_clearly() {
         matches!(e, Error::Open { .. }) && e.to_string().contains("no such file"),
         "{e}"
     );
+    // A folder is named as one, not as missing.
+    let e = load(&std::env::temp_dir()).unwrap_err();
+    assert!(
+        e.to_string().contains("a folder, not a database file"),
+        "{e}"
+    );
 
     let text = temp("text.db");
     std::fs::write(&text, "this is not a database, just some text that is long enough ......................................................").unwrap();

@@ -22,6 +22,7 @@ pub struct Row {
     pub sequences: String,
 }
 
+/// The rows of the table at `path`; a table not written yet has none.
 pub fn read(path: &Path) -> Result<Vec<Row>, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
@@ -54,6 +55,7 @@ pub fn read(path: &Path) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
+/// Writes `rows` as the table at `path`, the header first.
 pub fn write(path: &Path, rows: &[Row]) -> Result<(), String> {
     let mut text = String::from(HEADER);
     text.push('\n');

@@ -99,6 +99,28 @@ fn the_engine_moves_first_and_wins_when_the_human_plays_black() {
 }
 
 #[test]
+fn a_line_past_the_bound_is_skipped_not_held() {
+    // 3 MiB without a line break, then a command: the line is dropped unread past its first
+    // MiB (a file without line breaks, `< /dev/zero`, would fill memory), not echoed back.
+    let mut input = vec![b'a'; 3 << 20];
+    input.extend_from_slice(b"\nquit\n");
+    let run = play(&["turkish", "--depth", "1"], &input);
+    assert!(run.ok, "{}", run.stderr);
+    let out = &run.stdout;
+    assert!(
+        out.contains("A line of more than 1048576 bytes: ignored."),
+        "{}",
+        &out[..out.len().min(2000)]
+    );
+    assert!(
+        out.ends_with("quit\nGoodbye.\n"),
+        "{}",
+        &out[out.len().saturating_sub(2000)..]
+    );
+    assert!(out.len() < 100_000, "{} bytes out", out.len());
+}
+
+#[test]
 fn commands_undo_flip_fen_save_hint_and_bad_moves() {
     let dir = std::env::temp_dir().join(format!("damspel-play-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -5,7 +5,7 @@
 //! (`help` lists them); the engine shows its search on one status line, then its move. The board
 //! is drawn from the human's side with the last move marked. End of input leaves the game.
 
-use std::io::{self, BufRead, IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -15,6 +15,8 @@ use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
 };
+use damspel_protocol::hub::stream::{self, Got};
+use damspel_protocol::hub::MAX_LINE_LEN;
 use damspel_rules::{
     with_rules, Bits, Catalogue, Color, Duplicates, Game, Move, MoveDetail, Outcome, Position,
     Rules,
@@ -203,13 +205,26 @@ impl<B: Bits> Session<B> {
                 }
             }
             self.prompt()?;
-            buf.clear();
-            if input.read_until(b'\n', &mut buf)? == 0 {
-                writeln!(out())?;
-                writeln!(out(), "End of input: goodbye.")?;
-                return Ok(());
-            }
-            let text = String::from_utf8_lossy(&buf);
+            // A line is read up to a bound: a file without line breaks (`< /dev/zero`) would
+            // otherwise be held whole.
+            let text = match stream::read_line(&mut input, &mut buf) {
+                Got::Line(text) => text,
+                Got::TooLong => {
+                    stream::skip_line(&mut input, &mut buf);
+                    writeln!(out())?;
+                    writeln!(
+                        out(),
+                        "A line of more than {MAX_LINE_LEN} bytes: ignored. Type `help` for the \
+                         commands."
+                    )?;
+                    continue;
+                }
+                Got::End => {
+                    writeln!(out())?;
+                    writeln!(out(), "End of input: goodbye.")?;
+                    return Ok(());
+                }
+            };
             let line = text.trim();
             if self.echo {
                 writeln!(out(), "{line}")?;

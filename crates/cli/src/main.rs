@@ -47,9 +47,10 @@ enum Command {
         /// waiting, a request gets 503).
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
         searches: u16,
-        /// Another host name the server answers to (as in a browser's address bar), e.g. a
+        /// Another host name (or IP address) the server answers to, as in a browser's address
+        /// bar, with a port or without (then any port): e.g. `box.lan` or `box.lan:8080`, a
         /// name for this machine on your network. Repeatable.
-        #[arg(long = "allow-host", value_name = "NAME")]
+        #[arg(long = "allow-host", value_name = "NAME", value_parser = allow_host)]
         allow_hosts: Vec<String>,
         /// Access token every request must carry (16 or more letters, digits, `-`, `_`).
         /// Needed off loopback: without it one is generated and printed.
@@ -326,6 +327,11 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--allow-host`'s names checked as they are read (a usage error, like the numeric ranges).
+fn allow_host(text: &str) -> Result<String, String> {
+    damspel_server::allowed_host(text)
 }
 
 /// Help and version go to stdout as clap writes them; a usage error becomes one line on stderr,

@@ -113,6 +113,55 @@ fn numeric_options_outside_their_range_are_refused_in_one_line() {
 }
 
 #[test]
+fn allow_host_names_the_host_check_cannot_match_are_refused() {
+    // Each was kept before and matched no Host header, so the name the user meant stayed
+    // refused without a word.
+    for name in ["", "http://box.lan:8080/", "*.lan", "box.lan:0", "bo x"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+            .args(["serve", "--port", "0", "--allow-host", name])
+            .args(["--db", temp_db("allow-host").to_str().unwrap()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break Some(status);
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+        let status = status.unwrap_or_else(|| panic!("{name:?}: the server started"));
+        assert_eq!(status.code(), Some(2), "{name:?}: {err}");
+        assert!(err.contains("--allow-host"), "{name:?}: {err}");
+    }
+    // A name kept is matched as given, with any port when it has none.
+    let served = Served::start(&[
+        "--port",
+        "0",
+        "--allow-host",
+        "Box.LAN",
+        "--db",
+        temp_db("allow-host-ok").to_str().unwrap(),
+    ]);
+    let addr = served.addr();
+    let port = addr.rsplit(':').next().unwrap();
+    assert_eq!(
+        status_of(&addr, &format!("box.lan:{port}"), "/api/variants"),
+        "HTTP/1.1 200 OK"
+    );
+    assert!(status_of(&addr, "other.lan", "/api/variants").contains(" 4"));
+}
+
+#[test]
 fn localhost_is_a_host_to_serve_on() {
     let db = temp_db("localhost");
     let served = Served::start(&[

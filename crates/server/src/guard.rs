@@ -54,6 +54,52 @@ fn split_host(text: &str, default: u16) -> Option<(String, u16)> {
     (!host.is_empty()).then_some((host, port))
 }
 
+/// Checks a name given with `--allow-host`: a host name or an IP address (IPv6 in brackets), with
+/// a port or without (any port), as it stands in a browser's address bar. What the Host check
+/// could never match (an empty name, a whole address with `http://` or a path, a wildcard) is
+/// refused here instead of being kept and matching nothing. Gives the name as the check
+/// compares it (lowercase).
+pub fn allowed_host(text: &str) -> Result<String, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Err("an empty name".into());
+    }
+    if t.contains("://") || t.contains('/') {
+        return Err(format!(
+            "`{t}` is an address; give the host name alone (as in `box.lan` or `box.lan:8080`)"
+        ));
+    }
+    if t.contains('*') {
+        return Err(format!(
+            "`{t}`: wildcards are not allowed (they would let any site's name reach the server)"
+        ));
+    }
+    let Some((host, port)) = split_host(t, 0) else {
+        return Err(format!("`{t}` is not a host name with an optional port"));
+    };
+    if port == 0 && t.rsplit_once(':').is_some_and(|(_, p)| p == "0") {
+        return Err(format!("`{t}`: a port is 1 to 65535"));
+    }
+    let name_ok = if let Some(inner) = host.strip_prefix('[') {
+        inner
+            .strip_suffix(']')
+            .is_some_and(|a| a.parse::<std::net::Ipv6Addr>().is_ok())
+    } else {
+        host.len() <= 253
+            && host.trim_end_matches('.').split('.').all(|label| {
+                !label.is_empty()
+                    && label.len() <= 63
+                    && label
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            })
+    };
+    if !name_ok {
+        return Err(format!("`{t}` is not a host name with an optional port"));
+    }
+    Ok(t.to_ascii_lowercase())
+}
+
 fn ip_literal(host: &str) -> bool {
     host.trim_start_matches('[')
         .trim_end_matches(']')
@@ -300,5 +346,46 @@ mod tests {
         assert!(g.allows_origin("http://192.168.1.5:8080"));
         assert!(!g.allows_origin("http://rebind.example:8080"));
         assert!(!g.allows_origin("null"));
+    }
+
+    #[test]
+    fn names_for_allow_host() {
+        for ok in [
+            "box.lan",
+            "Box.LAN:8080",
+            "my-pc",
+            "192.168.1.5",
+            "192.168.1.5:80",
+            "[fe80::1]",
+            "[::1]:8080",
+        ] {
+            let name = allowed_host(ok).unwrap_or_else(|e| panic!("{ok}: {e}"));
+            // What is kept is what the Host check then allows.
+            let g = Guard::new("127.0.0.1:8080".parse().unwrap(), &[name], None);
+            let asked = if ok.contains("]:") || (!ok.contains('[') && ok.contains(':')) {
+                ok.to_string()
+            } else {
+                format!("{ok}:8080")
+            };
+            assert!(g.allows_host(&asked, 80), "{ok}");
+        }
+        for bad in [
+            "",
+            "  ",
+            "http://box.lan:8080/",
+            "box.lan/",
+            "*",
+            "*.lan",
+            "box.lan:",
+            "box.lan:0",
+            "box.lan:70000",
+            "box..lan",
+            "bo x",
+            "[::1",
+            "[zz]:80",
+            ":8080",
+        ] {
+            assert!(allowed_host(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -33,7 +33,7 @@ use tower_http::timeout::RequestBodyDeadlineLayer;
 
 pub use api::{AppState, Settings, MAX_FEN, MAX_PDN, MAX_WAITING};
 pub use error::ApiError;
-pub use guard::COOKIE;
+pub use guard::{allowed_host, COOKIE};
 pub use seats::HEADER as SEAT_HEADER;
 pub use session::{MAX_ENGINE_TIME, MAX_LEGAL_MOVES, MAX_PLIES};
 pub use store::{OpenError, Store, BUSY_TIMEOUT};

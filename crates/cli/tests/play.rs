@@ -20,9 +20,16 @@ fn play(args: &[&str], input: &[u8]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    // The program may stop reading early (quit, or an error before the game): ignore EPIPE.
-    let _ = child.stdin.take().unwrap().write_all(input);
+    // Written beside the reading, so that a program answering a long input at length cannot
+    // block on a full pipe while the input is still being written. The program may stop
+    // reading early (quit, or an error before the game): ignore EPIPE.
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
     let out = child.wait_with_output().expect("the binary finishes");
+    writer.join().unwrap();
     let run = Run {
         ok: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -118,6 +125,23 @@ fn a_line_past_the_bound_is_skipped_not_held() {
         &out[out.len().saturating_sub(2000)..]
     );
     assert!(out.len() < 100_000, "{} bytes out", out.len());
+}
+
+#[test]
+fn a_long_line_within_the_bound_is_quoted_short() {
+    // An unknown word and a move text of 600 kB each: the transcript's echo and the answers
+    // quote their start, not the whole line back (each was written out whole before).
+    let word = "a".repeat(600_000);
+    let path = ["d3", "d4"].repeat(100_000).join("x");
+    let input = format!("{word}\n{path}\nquit\n");
+    let run = play(&["turkish", "--depth", "1"], input.as_bytes());
+    assert!(run.ok, "{}", run.stderr);
+    let out = &run.stdout;
+    let head = &out[..out.len().min(4000)];
+    assert!(out.contains("Unknown command `aaaa"), "{head}");
+    assert!(out.contains("` is not a legal move"), "{head}");
+    assert!(out.ends_with("quit\nGoodbye.\n"), "{head}");
+    assert!(out.len() < 10_000, "{} bytes out", out.len());
 }
 
 #[test]

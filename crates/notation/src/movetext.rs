@@ -120,8 +120,9 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
     Ok(MoveText { squares, capture })
 }
 
-/// The move text as an error quotes it: trimmed, and cut short if it is long (a move never is).
-fn quoted(text: &str) -> String {
+/// Text typed by a user as a message quotes it: trimmed, and cut short if it is long (a move
+/// or a command never is).
+pub fn quoted(text: &str) -> String {
     const MAX: usize = 60;
     let text = text.trim();
     match text.char_indices().nth(MAX) {

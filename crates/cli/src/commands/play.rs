@@ -13,7 +13,8 @@ use anyhow::{bail, Result};
 use damspel_engine::{Engine, Info, Level, Limits, Silent};
 use damspel_notation::pdn::{GameResult, PdnGame};
 use damspel_notation::{
-    format_all, format_detail, full_path, parse_move, sort_for_reading, write_fen, MoveTextError,
+    format_all, format_detail, full_path, parse_move, quoted, sort_for_reading, write_fen,
+    MoveTextError,
 };
 use damspel_protocol::hub::stream::{self, Got};
 use damspel_protocol::hub::MAX_LINE_LEN;
@@ -227,7 +228,8 @@ impl<B: Bits> Session<B> {
             };
             let line = text.trim();
             if self.echo {
-                writeln!(out(), "{line}")?;
+                // The transcript shows what was typed; a long line (up to the bound) is cut.
+                writeln!(out(), "{}", quoted(line))?;
             }
             if let Next::Quit = self.command(line)? {
                 writeln!(out(), "Goodbye.")?;
@@ -324,8 +326,9 @@ impl<B: Bits> Session<B> {
             "save" => self.save(rest)?,
             _ if word.chars().all(char::is_alphabetic) => {
                 let text = format!(
-                    "Unknown command `{word}`. Enter a move{}, or one of: moves, hint, undo, \
+                    "Unknown command `{}`. Enter a move{}, or one of: moves, hint, undo, \
                      flip, board, fen, save FILE, help, quit.",
+                    quoted(&word),
                     self.example_move()
                 );
                 writeln!(out(), "{}", self.wrapped(&text))?;

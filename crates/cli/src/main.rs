@@ -73,6 +73,7 @@ enum Command {
     },
     /// List the variants: id, name, family and board.
     Variants {
+        /// Print one JSON array of the variants (with aliases and descriptions).
         #[arg(long)]
         json: bool,
     },
@@ -80,6 +81,7 @@ enum Command {
     Rules {
         /// Variant id or alias.
         id: String,
+        /// Print the rules as one JSON object (the variant's definition).
         #[arg(long)]
         json: bool,
     },
@@ -90,6 +92,7 @@ enum Command {
         /// Position in PDN FEN (default: the start position).
         #[arg(long)]
         fen: Option<String>,
+        /// Print one JSON array: per move its notation, squares, path, captures and promotion.
         #[arg(long)]
         json: bool,
     },
@@ -110,6 +113,7 @@ enum Command {
         /// Print the count below each legal move.
         #[arg(long)]
         divide: bool,
+        /// Print the count and the time taken (with --divide, per move) as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -132,6 +136,7 @@ enum Command {
         /// Transposition table size in MiB: 1 to 65536, and at most half the machine's memory.
         #[arg(long, default_value_t = 64, value_parser = options::hash())]
         hash: usize,
+        /// Print each iteration, then the best move, as one JSON object a line.
         #[arg(long)]
         json: bool,
         /// Folder of endgame tables (default: the cache folder, see docs/tablebases.md).
@@ -266,6 +271,7 @@ enum Command {
         /// Depth of every search: 1 to 64.
         #[arg(long, default_value_t = 9, value_parser = options::depth())]
         depth: u32,
+        /// Print the totals and each position's figures as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -565,5 +571,38 @@ fn main() -> ExitCode {
             eprintln!("damspel: {}", catalogue::explain(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every option and argument of every command says what it does in `--help` (six `--json`
+    /// flags were shown with an empty line).
+    #[test]
+    fn every_option_has_help() {
+        fn check(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg
+                    .get_help()
+                    .is_none_or(|h| h.to_string().trim().is_empty())
+                {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                check(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        check(&Cli::command(), "damspel", &mut missing);
+        assert!(missing.is_empty(), "without help: {missing:?}");
     }
 }

@@ -30,7 +30,12 @@ pub enum Action {
     },
     /// Compare two atlas databases row by row (runs, games, plies); exits non-zero if they
     /// differ, naming the first differences.
-    Diff { a: PathBuf, b: PathBuf },
+    Diff {
+        /// One atlas database.
+        a: PathBuf,
+        /// The other.
+        b: PathBuf,
+    },
     /// The atlas as a static HTML report with SVG plots (the variants side by side for each
     /// metric, each with its 95% interval); `damspel serve --atlas-db` shows the same at /atlas.
     Report(super::atlas_report::ReportArgs),

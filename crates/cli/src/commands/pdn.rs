@@ -36,7 +36,9 @@ pub enum Action {
     /// Draws a player could have claimed (repetition, move limits) are noted, not errors.
     /// Exits non-zero if any game cannot be read, has no variant, or does not replay.
     Check {
+        /// The PDN file (UTF-8, CP1251 or CP1252/Latin-1; the encoding is detected).
         file: PathBuf,
+        /// The variant of games whose tags do not say (Variant or GameType tags win).
         #[arg(long)]
         variant: Option<String>,
         /// Print JSON instead of text.
@@ -47,9 +49,12 @@ pub enum Action {
     /// moves, result, the move tree, the variant decision, the replay) or `pdn` (re-written by
     /// Damspel's writer in the variant's notation). Exits non-zero if any game fails.
     Convert {
+        /// The PDN file (UTF-8, CP1251 or CP1252/Latin-1; the encoding is detected).
         file: PathBuf,
+        /// What to write: every position's FEN, JSON, or PDN in Damspel's writing.
         #[arg(long, value_enum)]
         to: Format,
+        /// The variant of games whose tags do not say (Variant or GameType tags win).
         #[arg(long)]
         variant: Option<String>,
         /// Write squares as FMJD numbers or algebraically (`c3-d4`) instead of in the variant's

@@ -48,8 +48,10 @@ pub enum Action {
         /// Position in PDN FEN.
         #[arg(long)]
         fen: String,
+        /// Folder of the tables (default: the cache folder, see docs/tablebases.md).
         #[arg(long)]
         tb_dir: Option<PathBuf>,
+        /// Print the value, the distance and every move's value as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -70,6 +72,7 @@ pub enum Action {
         /// Worker threads: 1 to 256.
         #[arg(long, default_value_t = 2, value_parser = options::threads())]
         threads: usize,
+        /// Folder of the tables (default: the cache folder, see docs/tablebases.md).
         #[arg(long)]
         tb_dir: Option<PathBuf>,
     },
@@ -78,8 +81,10 @@ pub enum Action {
     Stats {
         /// Variant id or alias.
         id: String,
+        /// Folder of the tables (default: the cache folder, see docs/tablebases.md).
         #[arg(long)]
         tb_dir: Option<PathBuf>,
+        /// Print one JSON array, an object per signature.
         #[arg(long)]
         json: bool,
     },

@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio_stream::StreamExt;
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Quoted};
 use crate::events::Events;
 use crate::friend;
 use crate::games::{Games, Shared};

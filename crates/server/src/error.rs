@@ -5,6 +5,21 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+/// A number a request gave, as an error quotes it: as written for everyday sizes, in
+/// exponent form past them (`1e308` is not written out in 309 digits).
+pub(crate) struct Quoted(pub f64);
+
+impl std::fmt::Display for Quoted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        if x != 0.0 && !(1e-6..1e9).contains(&x.abs()) {
+            write!(f, "{x:e}")
+        } else {
+            write!(f, "{x}")
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct ApiError {
     pub status: StatusCode,
@@ -70,6 +85,27 @@ impl From<rusqlite::Error> for ApiError {
                 "the database cannot take the change now ({e}); nothing was changed, try again"
             )),
             _ => ApiError::internal(format!("database: {e}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Quoted;
+
+    #[test]
+    fn numbers_are_quoted_short() {
+        for (x, text) in [
+            (1e308, "1e308"),
+            (-1e308, "-1e308"),
+            (1e-300, "1e-300"),
+            (0.0, "0"),
+            (-5.0, "-5"),
+            (0.25, "0.25"),
+            (99999999999.0, "9.9999999999e10"),
+            (120.5, "120.5"),
+        ] {
+            assert_eq!(Quoted(x).to_string(), text);
         }
     }
 }

@@ -7,7 +7,7 @@ use damspel_notation::pdn::GameResult;
 use damspel_rules::Color;
 use serde::{Deserialize, Serialize};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Quoted};
 use crate::session::Session;
 
 /// Longest time control: 3 hours a side, 10 minutes increment.
@@ -149,13 +149,13 @@ impl TimeControl {
         {
             return Err(ApiError::unprocessable(format!(
                 "clock minutes must be from {least:.4} (half a second) to {MAX_MINUTES}, not {}",
-                self.minutes
+                Quoted(self.minutes)
             )));
         }
         if !(self.increment.is_finite() && (0.0..=MAX_INCREMENT).contains(&self.increment)) {
             return Err(ApiError::unprocessable(format!(
                 "clock increment must be from 0 to {MAX_INCREMENT} seconds, not {}",
-                self.increment
+                Quoted(self.increment)
             )));
         }
         let initial = ((self.minutes * 60_000.0).round() as u64).max(MIN_CLOCK_MS);

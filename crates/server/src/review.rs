@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::api::{AppState, OptionalBody};
-use crate::error::ApiError;
+use crate::error::{ApiError, Quoted};
 use crate::seats::{self, Presented};
 
 /// Seconds per position: the default, and the most a request may ask for.
@@ -87,7 +87,8 @@ pub async fn start(
     let time = body.time.unwrap_or(REVIEW_TIME);
     if !(time.is_finite() && (0.01..=MAX_REVIEW_TIME).contains(&time)) {
         return Err(ApiError::unprocessable(format!(
-            "time must be between 0.01 and {MAX_REVIEW_TIME} seconds per position, not {time}"
+            "time must be between 0.01 and {MAX_REVIEW_TIME} seconds per position, not {}",
+            Quoted(time)
         )));
     }
     let slot = app.game(&id).await?;

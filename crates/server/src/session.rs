@@ -16,7 +16,7 @@ use damspel_rules::{
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, Quoted};
 use crate::pool::Cancel;
 use crate::seats::SeatKeys;
 use crate::tree::{
@@ -346,7 +346,8 @@ pub fn open(
     let t = meta.engine_time;
     if !(t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME) {
         return Err(ApiError::unprocessable(format!(
-            "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {t}"
+            "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {}",
+            Quoted(t)
         )));
     }
     if !(1..=8).contains(&meta.level) {

@@ -131,6 +131,22 @@ async fn bad_input_gets_a_4xx_with_a_message() {
             "{body} -> {e}"
         );
     }
+    // A number far out of range is quoted as written, not in its hundreds of digits.
+    for body in [
+        json!({"variant": "turkish", "engine_time": 1e308}),
+        json!({"variant": "turkish", "white": "human", "black": "human", "friend": true,
+               "clock": {"minutes": 1e308, "increment": 0}}),
+        json!({"variant": "turkish", "white": "human", "black": "human", "friend": true,
+               "clock": {"minutes": 5, "increment": -1e300}}),
+    ] {
+        let (got, e) = post(&c, &games, body.clone()).await;
+        assert_eq!(got, 422, "{body} -> {e}");
+        let message = e["error"].as_str().unwrap_or_default();
+        assert!(
+            message.ends_with("not 1e308") || message.ends_with("not -1e300"),
+            "{body} -> {message}"
+        );
+    }
     let (status, e) = post(
         &c,
         &server.url("/api/positions/check"),

@@ -262,7 +262,7 @@ pub enum Command {
 
 /// A value as quoted in an error: long ones are cut, so an error is never much longer than
 /// its explanation.
-fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     const SHOWN: usize = 40;
     match text.char_indices().nth(SHOWN) {
         Some((i, _)) => format!("{}...", &text[..i]),
@@ -300,9 +300,11 @@ where
 fn parse_seconds(line: &Line, name: &str) -> Result<f64, HubError> {
     let t: f64 = parse_number(line, name, "a number of seconds")?;
     if !t.is_finite() || t < 0.0 {
+        // Quoted as written: `-1e308` is not written out in 309 digits.
         return Err(HubError::new(format!(
-            "{} {name}={t}: expected a number of seconds, at least 0",
-            line.command
+            "{} {name}=`{}`: expected a number of seconds, at least 0",
+            line.command,
+            shown(line.get(name).unwrap_or(""))
         )));
     }
     Ok(t)
@@ -773,6 +775,12 @@ mod tests {
         ] {
             assert!(Command::parse(bad).is_err(), "{bad}");
         }
+        // A number out of range is quoted as written, not in its hundreds of digits.
+        let e = Command::parse("level time=-1e308").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "level time=`-1e308`: expected a number of seconds, at least 0"
+        );
     }
 
     #[test]

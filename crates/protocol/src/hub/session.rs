@@ -25,7 +25,9 @@ use damspel_rules::{Bits, Game, Move, Position, Rules};
 
 use super::board::{parse_move, parse_position, write_move};
 use super::parse::Response;
-use super::parse::{Command, EngineId, GoMode, HubError, InfoLine, Level, ParamDecl, ParamKind};
+use super::parse::{
+    shown, Command, EngineId, GoMode, HubError, InfoLine, Level, ParamDecl, ParamKind,
+};
 
 /// The engine parameters a GUI may set.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -155,7 +157,8 @@ pub fn apply_param(
             .filter(|v| (1..=max).contains(v))
             .ok_or_else(|| {
                 HubError::new(format!(
-                    "parameter {name} is a whole number from 1 to {max}, not `{value}`"
+                    "parameter {name} is a whole number from 1 to {max}, not `{}`",
+                    shown(value)
                 ))
             })
     };
@@ -167,7 +170,8 @@ pub fn apply_param(
             }
             None => {
                 return Err(HubError::new(format!(
-                    "unknown variant `{value}`; known: {}",
+                    "unknown variant `{}`; known: {}",
+                    shown(value),
                     identity.variants.join(" ")
                 )))
             }
@@ -653,6 +657,18 @@ mod tests {
                 panic!()
             };
             assert!(matches!(r.as_slice(), [Response::Error(_)]), "{bad}");
+        }
+        // A long value is quoted by its start (a line may hold a MiB).
+        for name in ["variant", "hash"] {
+            let long = format!("set-param name={name} value={}", "9".repeat(5000));
+            let SetupStep::Reply(r) = setup.handle(cmd(&long)) else {
+                panic!()
+            };
+            let [Response::Error(e)] = r.as_slice() else {
+                panic!("{name}: {r:?}")
+            };
+            let text = Response::Error(e.clone()).to_string();
+            assert!(text.len() < 1000 && text.contains("..."), "{name}: {text}");
         }
         assert_eq!(
             setup.handle(cmd("ping")),

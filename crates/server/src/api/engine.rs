@@ -79,8 +79,9 @@ async fn think(
             Some(t) if t.is_finite() && t > 0.0 && t <= wanted.max_time => t,
             Some(t) => {
                 return Err(ApiError::unprocessable(format!(
-                    "time must be between 0 and {} seconds, not {t}",
-                    wanted.max_time
+                    "time must be between 0 and {} seconds, not {}",
+                    wanted.max_time,
+                    Quoted(t)
                 )))
             }
             None => s.meta().engine_time,

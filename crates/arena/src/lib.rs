@@ -16,5 +16,5 @@ pub use game::{play_game, Ending, GameRecord};
 pub use hub_player::HubPlayer;
 pub use openings::{position_after, random_openings, read_openings, OpeningsError};
 pub use player::{EnginePlayer, Forfeit, Player, RandomPlayer};
-pub use runner::{run_match, MatchConfig, MatchResult, PlayerFactory};
+pub use runner::{run_match, Finished, MatchConfig, MatchResult, PlayerFactory};
 pub use stats::{elo_of, Tally};

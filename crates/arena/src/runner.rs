@@ -32,10 +32,22 @@ pub struct MatchResult<B: Bits> {
     pub games: Vec<GameRecord<B>>,
 }
 
-/// Plays the match; `progress` is called after each game with (games done, tally so far).
+/// A game as it ends, with the match so far.
+pub struct Finished<'a, B: Bits> {
+    /// Games ended, this one included.
+    pub done: usize,
+    /// The first player's tally so far.
+    pub tally: &'a Tally,
+    /// Where the game was scheduled (0-based: game `index` plays opening `index / 2`).
+    pub index: usize,
+    pub game: &'a GameRecord<B>,
+}
+
+/// Plays the match; `progress` is called after each game, one call at a time, in the order the
+/// games end (so that a caller can save each at once).
 pub fn run_match<B: Bits>(
     config: &MatchConfig<B>,
-    progress: &(dyn Fn(usize, &Tally) + Sync),
+    progress: &(dyn Fn(Finished<'_, B>) + Sync),
 ) -> MatchResult<B> {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<(usize, GameRecord<B>)>> = Mutex::new(Vec::new());
@@ -78,15 +90,16 @@ pub fn run_match<B: Bits>(
                     } else {
                         1.0 - white_score
                     };
-                    let done = {
-                        let mut t = tally.lock().expect("tally");
-                        t.add(first_score);
-                        let mut r = results.lock().expect("results");
-                        r.push((i, record));
-                        progress(r.len(), &t);
-                        r.len()
-                    };
-                    let _ = done;
+                    let mut t = tally.lock().expect("tally");
+                    t.add(first_score);
+                    let mut r = results.lock().expect("results");
+                    progress(Finished {
+                        done: r.len() + 1,
+                        tally: &t,
+                        index: i,
+                        game: &record,
+                    });
+                    r.push((i, record));
                 }
             });
         }

@@ -1,9 +1,11 @@
 //! The user's files, read up to a bound: a device or a pipe given as a file (`/dev/zero`,
 //! `/dev/stdin`) is refused at its bound instead of read until memory runs out (the size a
-//! file system gives is checked before, but a device has none).
+//! file system gives is checked before, but a device has none). Files a command writes after
+//! long work are opened before it (`Output`).
 
-use std::io::Read;
-use std::path::Path;
+use std::fs::File;
+use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -36,4 +38,44 @@ pub fn read_text(path: &Path, limit: usize, what: &str) -> Result<String> {
 pub fn read_pdn_text(path: &Path, limit: usize, what: &str) -> Result<String> {
     let bytes = read(path, limit, what)?;
     Ok(damspel_notation::pdn::decode(&bytes).0.into_owned())
+}
+
+/// A file a command writes once its work is done (a review, a match), opened before the work
+/// starts: a path that cannot be written (a folder, a missing folder, no permission) is said
+/// at once instead of after minutes of searching, which were then lost. What the file held
+/// stays until it is written.
+pub struct Output {
+    file: File,
+    path: PathBuf,
+}
+
+impl Output {
+    pub fn open(path: &Path) -> Result<Output> {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(Output {
+            file,
+            path: path.to_path_buf(),
+        })
+    }
+
+    /// Replaces what the file held with `bytes`.
+    pub fn replace(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.set_len(0)?;
+        self.file.rewind()?;
+        self.append(bytes)
+    }
+
+    /// Adds `bytes` at the end, on disk at once (a match's games as each ends: an interrupted
+    /// match keeps the games it played).
+    pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file
+            .write_all(bytes)
+            .and_then(|()| self.file.flush())
+            .with_context(|| format!("cannot write {}", self.path.display()))
+    }
 }

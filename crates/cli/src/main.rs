@@ -239,7 +239,9 @@ enum Command {
         /// line as moves from the start position (`32-28 19-23 28x19 14x23`), or PDN games.
         #[arg(long, default_value = "4", value_name = "PLIES|FILE")]
         openings: String,
-        /// Write every game to this PDN file.
+        /// Write every game to this PDN file, each as it ends (an interrupted match keeps the
+        /// games it played; with --concurrency they come in the order they end, each with its
+        /// Round).
         #[arg(long)]
         pdn: Option<String>,
         /// Adjudicate a draw after this many plies: 1 to 10000.

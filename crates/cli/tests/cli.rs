@@ -169,6 +169,85 @@ height = 10
 }
 
 #[test]
+fn an_output_that_cannot_be_written_is_refused_before_the_work() {
+    // A review of a day a position and a match of 1,000 games of 10 s a move: each was played
+    // to its end and only then refused its --out or --pdn, the work lost.
+    let dir = std::env::temp_dir().join(format!("damspel-outputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let game = dir.join("game.pdn");
+    std::fs::write(
+        &game,
+        "[GameType \"20\"]\n\n1. 32-28 19-23 2. 28x19 14x23 *\n",
+    )
+    .unwrap();
+    let missing = dir.join("no-such-folder").join("out.pdn");
+    let (game, missing) = (game.to_str().unwrap(), missing.to_str().unwrap());
+    for args in [
+        vec!["review", game, "--time", "86400", "--out", missing],
+        vec!["review", game, "--time", "86400", "--out", "/"],
+        vec![
+            "match",
+            "international",
+            "--engine",
+            "damspel:time=10",
+            "--engine",
+            "damspel:time=10",
+            "--games",
+            "1000",
+            "--pdn",
+            missing,
+        ],
+    ] {
+        let out = damspel_within(&args, std::time::Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{args:?}: still working after 60 s"));
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            stderr(&out).contains("cannot write"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+}
+
+#[test]
+fn a_match_writes_each_game_as_it_ends() {
+    // A match stopped half way (Ctrl-C, a machine going down) keeps the games it played: they
+    // were written only once every game had ended.
+    let dir = std::env::temp_dir().join(format!("damspel-match-pdn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pdn = dir.join("games.pdn");
+    let _ = std::fs::remove_file(&pdn);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(["match", "international", "--engine", "damspel:depth=2"])
+        .args(["--engine", "random", "--games", "100000", "--pdn"])
+        .arg(&pdn)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    let mut games = 0;
+    while games < 3 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        games = std::fs::read_to_string(&pdn).map_or(0, |text| text.matches("[Event ").count());
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(games >= 3, "{games} games in the file after 120 s");
+    // Every game but perhaps the last (cut by the kill) replays to its end.
+    let out = damspel(&["pdn", "check", pdn.to_str().unwrap()]);
+    let report = stdout(&out);
+    let replayed: usize = report
+        .rsplit(": ")
+        .next()
+        .and_then(|tail| tail.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(replayed >= 2, "{report}");
+}
+
+#[test]
 fn a_match_plays_the_openings_of_a_file() {
     let dir = std::env::temp_dir().join(format!("damspel-openings-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

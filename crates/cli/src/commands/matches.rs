@@ -2,13 +2,13 @@
 //! progress bar, the score, the Elo difference with its 95% error, and every game in PDN.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use damspel_arena::{
-    random_openings, read_openings, run_match, EnginePlayer, HubPlayer, MatchConfig, Player,
-    PlayerFactory, RandomPlayer, Tally,
+    random_openings, read_openings, run_match, EnginePlayer, Finished, HubPlayer, MatchConfig,
+    Player, PlayerFactory, RandomPlayer,
 };
 use damspel_engine::{Level, Limits, Weights};
 use damspel_notation::pdn::{GameResult, PdnGame};
@@ -284,6 +284,16 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         }
     };
     let opening_count = openings.len();
+    // Opened before the first game, each game written as it ends.
+    let pdn_out = args
+        .pdn
+        .map(|path| -> Result<Mutex<crate::files::Output>> {
+            let mut out = crate::files::Output::open(Path::new(path))?;
+            out.replace(b"")?;
+            Ok(Mutex::new(out))
+        })
+        .transpose()?;
+    let pdn_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let config = MatchConfig {
         rules: rules.clone(),
         players: [
@@ -302,15 +312,28 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         )
         .expect("a valid template"),
     );
-    let progress = |done: usize, t: &Tally| {
+    let progress = |f: Finished<'_, B>| {
+        let t = f.tally;
         bar.set_message(format!("+{} ={} -{}", t.wins, t.draws, t.losses));
-        bar.set_position(done as u64);
+        bar.set_position(f.done as u64);
+        if let Some(out) = &pdn_out {
+            let text = game_pdn(&rules, args, f.index, f.game, from_file, opening_count);
+            let mut error = pdn_error.lock().expect("the PDN error");
+            if error.is_none() {
+                if let Err(e) = out.lock().expect("the PDN file").append(text.as_bytes()) {
+                    *error = Some(e);
+                }
+            }
+        }
     };
     if args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let result = run_match(&config, &progress);
     bar.finish_and_clear();
+    if let Some(e) = pdn_error.into_inner().expect("the PDN error") {
+        return Err(e);
+    }
 
     let names = [&args.engines[0], &args.engines[1]];
     let t = result.tally;
@@ -342,7 +365,7 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
             "forfeits": forfeits,
         });
         println!("{summary}");
-        return write_pdn(&rules, args, &result.games, from_file, opening_count, true);
+        return Ok(());
     }
     println!(
         "{} vs {} in {} ({} games)",
@@ -399,54 +422,47 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
     for f in &forfeits {
         println!("  {f}");
     }
-    write_pdn(&rules, args, &result.games, from_file, opening_count, false)
-}
-
-/// Every game of the match in PDN, to `--pdn` if given.
-fn write_pdn<B: Bits>(
-    rules: &Rules<B>,
-    args: &Args,
-    games: &[damspel_arena::GameRecord<B>],
-    from_file: bool,
-    opening_count: usize,
-    quiet: bool,
-) -> Result<()> {
     if let Some(path) = args.pdn {
-        let mut text = String::new();
-        for (i, g) in games.iter().enumerate() {
-            let start = Position::start(rules);
-            let mut moves = g.opening.clone();
-            moves.extend_from_slice(&g.moves);
-            let pdn = PdnGame {
-                rules,
-                event: format!("damspel match {}", rules.variant().id),
-                site: "damspel".into(),
-                date: "????.??.??".into(),
-                round: (i + 1).to_string(),
-                white: g.white.clone(),
-                black: g.black.clone(),
-                result: GameResult::from_white_score(g.ending.white_score()),
-                start,
-                moves,
-                extra: vec![
-                    ("Termination".into(), g.ending.reason()),
-                    (
-                        "Opening".into(),
-                        if from_file {
-                            // The runner plays opening k for games 2k and 2k + 1.
-                            format!("{} #{}", args.openings, (i / 2) % opening_count + 1)
-                        } else {
-                            format!("{} random plies", g.opening.len())
-                        },
-                    ),
-                ],
-            };
-            text.push_str(&pdn.to_pdn());
-        }
-        std::fs::write(path, text).with_context(|| format!("cannot write {path}"))?;
-        if !quiet {
-            println!("games written to {path}");
-        }
+        println!("games written to {path}");
     }
     Ok(())
+}
+
+/// Game `i` of the match (0-based, as scheduled) in PDN.
+fn game_pdn<B: Bits>(
+    rules: &Rules<B>,
+    args: &Args,
+    i: usize,
+    g: &damspel_arena::GameRecord<B>,
+    from_file: bool,
+    opening_count: usize,
+) -> String {
+    let start = Position::start(rules);
+    let mut moves = g.opening.clone();
+    moves.extend_from_slice(&g.moves);
+    let pdn = PdnGame {
+        rules,
+        event: format!("damspel match {}", rules.variant().id),
+        site: "damspel".into(),
+        date: "????.??.??".into(),
+        round: (i + 1).to_string(),
+        white: g.white.clone(),
+        black: g.black.clone(),
+        result: GameResult::from_white_score(g.ending.white_score()),
+        start,
+        moves,
+        extra: vec![
+            ("Termination".into(), g.ending.reason()),
+            (
+                "Opening".into(),
+                if from_file {
+                    // The runner plays opening k for games 2k and 2k + 1.
+                    format!("{} #{}", args.openings, (i / 2) % opening_count + 1)
+                } else {
+                    format!("{} random plies", g.opening.len())
+                },
+            ),
+        ],
+    };
+    pdn.to_pdn()
 }

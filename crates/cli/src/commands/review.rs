@@ -30,7 +30,8 @@ pub struct Args {
     /// The variant of a game whose tags do not say (Variant or GameType tags win).
     #[arg(long)]
     variant: Option<String>,
-    /// Write the annotated game here instead of to stdout.
+    /// Write the annotated game here instead of to stdout (the file is opened before the
+    /// review starts, so a path that cannot be written is said at once).
     #[arg(long)]
     out: Option<PathBuf>,
     /// Search threads: 1 to 256, and at most four per core of the machine.
@@ -70,6 +71,11 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
         bail!("{}", decision.message);
     };
     let variant = catalogue.get(&id)?;
+    let mut out = args
+        .out
+        .as_deref()
+        .map(crate::files::Output::open)
+        .transpose()?;
     let budget = match (args.nodes, args.time) {
         (Some(n), _) => Budget::Nodes(n),
         (None, t) => Budget::Time(Duration::from_secs_f64(t.unwrap_or(0.5))),
@@ -101,10 +107,8 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
         Budget::Nodes(n) => format!("Damspel review, {n} nodes per position"),
     };
     let pdn = annotate(game, &review, &note).to_pdn();
-    match &args.out {
-        Some(out) => {
-            std::fs::write(out, &pdn).with_context(|| format!("cannot write {}", out.display()))?
-        }
+    match &mut out {
+        Some(out) => out.replace(pdn.as_bytes())?,
         None => std::io::stdout().lock().write_all(pdn.as_bytes())?,
     }
     eprint!("{}", summary(game, &review, &note));

@@ -170,8 +170,9 @@ height = 10
 
 #[test]
 fn an_output_that_cannot_be_written_is_refused_before_the_work() {
-    // A review of a day a position and a match of 1,000 games of 10 s a move: each was played
-    // to its end and only then refused its --out or --pdn, the work lost.
+    // A review of a day a position, a match of 1,000 games of 10 s a move, a tuning of a million
+    // self-play games, the claims' tables built: each ran to its end and only then refused its
+    // --out or --pdn, the work lost.
     let dir = std::env::temp_dir().join(format!("damspel-outputs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let game = dir.join("game.pdn");
@@ -181,8 +182,19 @@ fn an_output_that_cannot_be_written_is_refused_before_the_work() {
     )
     .unwrap();
     let missing = dir.join("no-such-folder").join("out.pdn");
+    let tables = dir.join("tables");
     let (game, missing) = (game.to_str().unwrap(), missing.to_str().unwrap());
     for args in [
+        // Self-play of a million games; every table of the claims built.
+        vec!["tune", "turkish", "--games", "1000000", "--out", missing],
+        vec![
+            "claims",
+            "--build",
+            "--tb-dir",
+            tables.to_str().unwrap(),
+            "--out",
+            missing,
+        ],
         vec!["review", game, "--time", "86400", "--out", missing],
         vec!["review", game, "--time", "86400", "--out", "/"],
         vec![

@@ -20,6 +20,8 @@ pub struct Args {
 
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     let dir = args.tb_dir.clone().unwrap_or_else(default_dir);
+    // Opened before the tables are read or built (--build can take minutes).
+    let mut out = crate::files::Output::open(&args.out)?;
     let mut page = String::new();
     page.push_str(HEAD);
     for claim in CLAIMS {
@@ -28,7 +30,7 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
         page.push_str(&row);
     }
     page.push_str(FOOT);
-    std::fs::write(&args.out, page).with_context(|| format!("{}", args.out.display()))?;
+    out.replace(page.as_bytes())?;
     Ok(())
 }
 

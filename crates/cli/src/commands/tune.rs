@@ -85,6 +85,15 @@ fn bar(len: u64, template: &str) -> ProgressBar {
 
 fn tune_variant<B: Bits>(rules: Arc<Rules<B>>, start: Weights, args: &Args) -> Result<()> {
     let id = rules.variant().id.clone();
+    // The weights file is opened before the self-play, which can take hours.
+    let out_path = match args.out {
+        Some(path) => path.to_string(),
+        None => {
+            std::fs::create_dir_all("weights").context("cannot create the folder weights/")?;
+            format!("weights/{id}.toml")
+        }
+    };
+    let mut out = crate::files::Output::open(std::path::Path::new(&out_path))?;
     let openings = random_openings(&rules, args.games, args.openings, args.seed);
     if openings.len() < args.games {
         eprintln!(
@@ -186,13 +195,8 @@ fn tune_variant<B: Bits>(rules: Arc<Rules<B>>, start: Weights, args: &Args) -> R
             name, weights.opening[i], start.opening[i], weights.endgame[i], start.endgame[i]
         );
     }
-    let out = args
-        .out
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("weights/{id}.toml"));
-    std::fs::write(&out, weights.to_toml(&id, &made_by))
-        .with_context(|| format!("cannot write {out}"))?;
-    println!("weights written to {out}");
+    out.replace(weights.to_toml(&id, &made_by).as_bytes())?;
+    println!("weights written to {out_path}");
     Ok(())
 }
 

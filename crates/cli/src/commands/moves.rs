@@ -1,18 +1,44 @@
 //! `damspel moves ID [--fen FEN]`
 
+use std::io::{BufWriter, Write};
+
 use anyhow::Result;
 use damspel_notation::{format_all, sort_for_reading};
-use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Rules};
-use serde::Serialize;
+use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Geometry, MoveDetail, Rules};
+use serde::{Serialize, Serializer};
 
 #[derive(Serialize)]
-struct MoveJson {
-    notation: String,
+struct MoveJson<'a> {
+    notation: &'a str,
     from: String,
     to: String,
     path: Vec<String>,
     captures: Vec<String>,
     promotes: bool,
+}
+
+/// The moves as a JSON array, each row made as it is written: a position built to have half a
+/// million captures (no majority rule) took 1.4 GB when every row's names were made first.
+struct Rows<'a, B: Bits> {
+    geometry: &'a Geometry,
+    legal: &'a [MoveDetail<B>],
+    notations: &'a [String],
+}
+
+impl<B: Bits> Serialize for Rows<'_, B> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let g = self.geometry;
+        serializer.collect_seq(self.legal.iter().zip(self.notations).map(|(d, notation)| {
+            MoveJson {
+                notation,
+                from: g.name(d.mv.from()),
+                to: g.name(d.mv.to()),
+                path: d.path.iter().map(|&s| g.name(s)).collect(),
+                captures: d.captures.iter().map(|&s| g.name(s)).collect(),
+                promotes: d.mv.promotes(),
+            }
+        }))
+    }
 }
 
 pub fn run(catalogue: &Catalogue, id: &str, fen: Option<&str>, json: bool) -> Result<()> {
@@ -25,24 +51,21 @@ fn print_moves<B: Bits>(rules: &Rules<B>, fen: Option<&str>, json: bool) -> Resu
     let g = &rules.variant().geometry;
     let mut legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
     sort_for_reading(g, &mut legal);
-    let rows: Vec<MoveJson> = legal
-        .iter()
-        .zip(format_all(g, &legal))
-        .map(|(d, notation)| MoveJson {
-            notation,
-            from: g.name(d.mv.from()),
-            to: g.name(d.mv.to()),
-            path: d.path.iter().map(|&s| g.name(s)).collect(),
-            captures: d.captures.iter().map(|&s| g.name(s)).collect(),
-            promotes: d.mv.promotes(),
-        })
-        .collect();
+    let notations = format_all(g, &legal);
+    let mut out = BufWriter::new(std::io::stdout().lock());
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        let rows = Rows {
+            geometry: g,
+            legal: &legal,
+            notations: &notations,
+        };
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
     } else {
-        for row in rows {
-            println!("{}", row.notation);
+        for notation in &notations {
+            writeln!(out, "{notation}")?;
         }
     }
+    out.flush()?;
     Ok(())
 }

@@ -466,6 +466,38 @@ e2e('a game opened without its seats is watched: a move is refused with a messag
   await closePage(page);
 });
 
+e2e("markup in a file's names, tags and comments is shown as text, never run", async () => {
+  // A PDN file is anyone's text: a name or a comment written as HTML must stay text, or
+  // importing a file would run its script in the page (which holds the seats' secrets).
+  const evil = (n) => `<img src=x${n} onerror="window.__xss=${n}">`;
+  const pdn =
+    `[Event "${evil(1)}"]\n[White "${evil(2)}"]\n[Black "<script>window.__xss=3</script>"]\n` +
+    `[GameType "20"]\n\n1. 32-28 {${evil(4)}} 19-23 *\n`;
+  const created = await api('POST', '/api/games/import', { pdn });
+  const page = await openPage(undefined, `#/game/${created.id}`);
+  await page.waitForFunction((id) => document.getElementById('board').dataset.gameId === id, created.id);
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.getElementById('board').dataset.ply === '2');
+  assert.equal(await page.textContent('[data-role="info-white"]'), evil(2));
+  assert.equal(await page.textContent('[data-role="info-black"]'), '<script>window.__xss=3</script>');
+  assert.equal(await page.textContent('[data-role="info-event"]'), evil(1));
+  const list = await page.textContent('[data-role="movelist"]');
+  assert.ok(list.includes(evil(4)), list);
+  // And the listing of a file before it is imported.
+  await page.click('[data-action="share"]');
+  await page.waitForSelector('[data-dialog="share"][open]');
+  const file = path.join(os.tmpdir(), `damspel-e2e-markup-${process.pid}.pdn`);
+  fs.writeFileSync(file, `${pdn}\n${pdn}`);
+  await page.setInputFiles('[data-field="import-file"]', file);
+  await page.waitForSelector('[data-role="import-games"] [data-action="import-game"][data-number="2"]');
+  const listed = await page.textContent('[data-role="import-games"]');
+  assert.ok(listed.includes(evil(2)), listed);
+  fs.unlinkSync(file);
+  assert.equal(await page.evaluate(() => window.__xss), undefined, 'no markup of the file ran');
+  assert.equal(await page.locator('img[src^="x"], script:has-text("__xss")').count(), 0);
+  await closePage(page);
+});
+
 e2e('hint, position editor and the list of past games', async () => {
   const page = await openPage();
   await newGame(page, { variant: 'russian', opponent: 'human' });

@@ -63,10 +63,15 @@ impl Output {
         })
     }
 
-    /// Replaces what the file held with `bytes`.
+    /// Replaces what the file held with `bytes` (a device or a pipe, such as `/dev/stdout`,
+    /// holds nothing to replace: it is written to).
     pub fn replace(&mut self, bytes: &[u8]) -> Result<()> {
-        self.file.set_len(0)?;
-        self.file.rewind()?;
+        if self.file.metadata().is_ok_and(|m| m.is_file()) {
+            self.file
+                .set_len(0)
+                .and_then(|()| self.file.rewind())
+                .with_context(|| format!("cannot write {}", self.path.display()))?;
+        }
         self.append(bytes)
     }
 

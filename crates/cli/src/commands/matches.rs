@@ -331,9 +331,11 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
     }
     let result = run_match(&config, &progress);
     bar.finish_and_clear();
-    if let Some(e) = pdn_error.into_inner().expect("the PDN error") {
-        return Err(e);
-    }
+    // A game that could not be written is said after the score, which is still worth having.
+    let written = match pdn_error.into_inner().expect("the PDN error") {
+        Some(e) => Err(e),
+        None => Ok(()),
+    };
 
     let names = [&args.engines[0], &args.engines[1]];
     let t = result.tally;
@@ -365,7 +367,7 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
             "forfeits": forfeits,
         });
         println!("{summary}");
-        return Ok(());
+        return written;
     }
     println!(
         "{} vs {} in {} ({} games)",
@@ -422,10 +424,10 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
     for f in &forfeits {
         println!("  {f}");
     }
-    if let Some(path) = args.pdn {
+    if let (Some(path), Ok(())) = (args.pdn, &written) {
         println!("games written to {path}");
     }
-    Ok(())
+    written
 }
 
 /// Game `i` of the match (0-based, as scheduled) in PDN.

@@ -40,10 +40,10 @@ pub fn read_pdn_text(path: &Path, limit: usize, what: &str) -> Result<String> {
     Ok(damspel_notation::pdn::decode(&bytes).0.into_owned())
 }
 
-/// A file a command writes once its work is done (a review, a match), opened before the work
-/// starts: a path that cannot be written (a folder, a missing folder, no permission) is said
-/// at once instead of after minutes of searching, which were then lost. What the file held
-/// stays until it is written.
+/// A file a command writes after long work (a review, a tuning, a match's games), opened before
+/// the work starts: a path that cannot be written (a folder, a missing folder, no permission)
+/// is said at once instead of after minutes or hours of searching, which were then lost. What
+/// the file held stays until it is replaced (a match replaces it at once, then adds each game).
 pub struct Output {
     file: File,
     path: PathBuf,

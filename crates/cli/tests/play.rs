@@ -129,17 +129,20 @@ fn a_line_past_the_bound_is_skipped_not_held() {
 
 #[test]
 fn a_long_line_within_the_bound_is_quoted_short() {
-    // An unknown word and a move text of 600 kB each: the transcript's echo and the answers
-    // quote their start, not the whole line back (each was written out whole before).
+    // An unknown word and a move text of 600 kB each, a file name of 300 kB: the transcript's
+    // echo and the answers quote their start, not the whole line back (each was written out
+    // whole before).
     let word = "a".repeat(600_000);
     let path = ["d3", "d4"].repeat(100_000).join("x");
-    let input = format!("{word}\n{path}\nquit\n");
+    let file = "x".repeat(300_000);
+    let input = format!("{word}\n{path}\nsave {file}\nquit\n");
     let run = play(&["turkish", "--depth", "1"], input.as_bytes());
     assert!(run.ok, "{}", run.stderr);
     let out = &run.stdout;
     let head = &out[..out.len().min(4000)];
     assert!(out.contains("Unknown command `aaaa"), "{head}");
     assert!(out.contains("` is not a legal move"), "{head}");
+    assert!(out.contains("Cannot write xxxx"), "{head}");
     assert!(out.ends_with("quit\nGoodbye.\n"), "{head}");
     assert!(out.len() < 10_000, "{} bytes out", out.len());
 }

@@ -470,7 +470,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
         };
         match std::fs::write(path, pdn.to_pdn()) {
             Ok(()) => writeln!(out(), "Game saved to {path} ({}).", self.length())?,
-            Err(e) => writeln!(out(), "Cannot write {path}: {e}")?,
+            Err(e) => writeln!(out(), "Cannot write {}: {e}", quoted(path))?,
         }
         Ok(())
     }

@@ -6,7 +6,8 @@
 use std::fmt;
 
 use damspel_rules::{
-    Bits, Duplicates, Geometry, Move, MoveDetail, Position, RouteFilter, Rules, Square, Until,
+    quoted, Bits, Duplicates, Geometry, Move, MoveDetail, Position, RouteFilter, Rules, Square,
+    Until,
 };
 
 /// Why a move text was not accepted.
@@ -118,17 +119,6 @@ pub fn parse_move_text(geometry: &Geometry, text: &str) -> Result<MoveText, Move
         ));
     }
     Ok(MoveText { squares, capture })
-}
-
-/// Text typed by a user as a message quotes it: trimmed, and cut short if it is long (a move
-/// or a command never is).
-pub fn quoted(text: &str) -> String {
-    const MAX: usize = 60;
-    let text = text.trim();
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_string(),
-    }
 }
 
 /// Finds the legal move a text names.

@@ -48,7 +48,8 @@ impl fmt::Display for CatalogueError {
         match self {
             CatalogueError::Unknown { name, known } => write!(
                 f,
-                "unknown variant `{name}`; known variants: {}",
+                "unknown variant `{}`; known variants: {}",
+                crate::quoted(name),
                 known.join(", ")
             ),
             CatalogueError::Invalid(e) => e.fmt(f),

@@ -232,8 +232,9 @@ pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) ->
             return refuse(
                 StatusCode::MISDIRECTED_REQUEST,
                 &format!(
-                    "this server does not answer to the host name `{h}`; start it with \
-                     --allow-host NAME to allow a name of your own"
+                    "this server does not answer to the host name `{}`; start it with \
+                     --allow-host NAME to allow a name of your own",
+                    damspel_rules::quoted(&h)
                 ),
             )
         }

@@ -256,7 +256,9 @@ fn replay_recorded(
         if let Some(e) = &replayed.error {
             return Err(ApiError::unprocessable(format!(
                 "move {} (`{}`): {}",
-                e.ply, e.text, e.reason
+                e.ply,
+                damspel_rules::quoted(&e.text),
+                e.reason
             )));
         }
         let g = &rules.variant().geometry;

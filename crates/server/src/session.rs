@@ -490,8 +490,8 @@ impl<B: Bits> GameSession<B> {
         // time is not played into.
         let after = pos.play(&mv);
         let began = Instant::now();
-        let next =
-            listed(rules, &after, deadline).map_err(|e| e.context(&format!("after `{text}`")))?;
+        let next = listed(rules, &after, deadline)
+            .map_err(|e| e.context(&format!("after `{}`", damspel_rules::quoted(text))))?;
         self.listing_spent += began.elapsed();
         let g = &rules.variant().geometry;
         let shown = move_json(g, detail, format_detail(g, detail, &legal));
@@ -561,7 +561,7 @@ impl<B: Bits> GameSession<B> {
                     } else {
                         format!("undone move {}", i + 1 - moves.len())
                     };
-                    e.context(&format!("{which} (`{text}`)"))
+                    e.context(&format!("{which} (`{}`)", damspel_rules::quoted(text)))
                 })?;
         }
         let current = session.tree.path(at)[moves.len()];

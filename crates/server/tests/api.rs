@@ -131,6 +131,34 @@ async fn bad_input_gets_a_4xx_with_a_message() {
             "{body} -> {e}"
         );
     }
+    // Text far too long is quoted by its start, not sent back whole (a body may hold a MiB).
+    let long = "a".repeat(500_000);
+    for (url, body) in [
+        (games.clone(), json!({ "variant": long })),
+        (
+            server.url("/api/games/import"),
+            json!({ "pdn": format!("[Variant \"{long}\"]\n1. d3-d4 *") }),
+        ),
+        (
+            server.url("/api/games/import"),
+            json!({ "pdn": format!("[GameType \"{long}\"]\n1. d3-d4 *") }),
+        ),
+        (
+            server.url("/api/games/import"),
+            // A PDN token has at most 300 bytes (a longer one is refused as such).
+            json!({ "variant": "turkish", "pdn": format!("1. d3-d4 {} *", &long[..250]) }),
+        ),
+    ] {
+        let (got, e) = post(&c, &url, body).await;
+        let message = e["error"].as_str().unwrap_or_default();
+        assert_eq!(got, 422, "{}", &message[..message.len().min(300)]);
+        assert!(
+            message.len() < 2_000 && message.contains("aaaa…"),
+            "{} bytes: {}",
+            message.len(),
+            &message[..message.len().min(300)]
+        );
+    }
     // A number far out of range is quoted as written, not in its hundreds of digits.
     for body in [
         json!({"variant": "turkish", "engine_time": 1e308}),

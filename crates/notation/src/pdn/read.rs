@@ -12,6 +12,7 @@
 
 use std::fmt;
 
+use damspel_rules::quoted;
 use serde::Serialize;
 
 use super::encoding::{decode, TextEncoding};
@@ -790,7 +791,7 @@ impl<'a> Parser<'a> {
             .char_indices()
             .find(|&(_, c)| !(c.is_ascii_alphanumeric() || is_separator(c)))
         {
-            return Err(syntax(at + k, format!("`{token}` is not a move")));
+            return Err(syntax(at + k, format!("`{}` is not a move", quoted(token))));
         }
         let joins = self.pending.as_ref().is_some_and(|p| {
             number.is_none() && (p.text.ends_with(is_separator) || rest.starts_with(is_separator))
@@ -846,7 +847,7 @@ impl<'a> Parser<'a> {
             return Ok(());
         };
         if p.text.ends_with(is_separator) || p.text.starts_with(is_separator) {
-            return Err(syntax(p.at, format!("`{}` is not a move", p.text)));
+            return Err(syntax(p.at, format!("`{}` is not a move", quoted(&p.text))));
         }
         if p.text.bytes().all(|b| b.is_ascii_digit()) {
             // A move number written without its dot.

@@ -45,7 +45,7 @@ pub struct Claim {
 
 /// The first thing in the main line that could not be played.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, thiserror::Error)]
-#[error("ply {ply} `{text}`: {reason}")]
+#[error("ply {ply} `{}`: {reason}", damspel_rules::quoted(.text))]
 pub struct ReplayError {
     /// The ply (1-based) that failed; for a bad start or setup, the ply it comes before.
     pub ply: usize,

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use damspel_rules::{Catalogue, Color, Rules, Squares, Until, Variant};
+use damspel_rules::{quoted, Catalogue, Color, Rules, Squares, Until, Variant};
 use serde::Serialize;
 
 use super::read::PdnRead;
@@ -273,7 +273,7 @@ impl VariantDecider {
         let tagged = game.tag("Variant").map(str::trim);
         if let Some(value) = tagged {
             if let Some(v) = self.named(value) {
-                let message = format!("{} (Variant tag `{value}`)", v.id);
+                let message = format!("{} (Variant tag `{}`)", v.id, quoted(value));
                 return decided(
                     &v.id,
                     How::Tag {
@@ -287,7 +287,7 @@ impl VariantDecider {
             return match self.game_type(value) {
                 Ok((id, notes)) => {
                     let notes: String = notes.iter().map(|n| format!("; {n}")).collect();
-                    let message = format!("{id} (GameType `{value}`{notes})");
+                    let message = format!("{id} (GameType `{}`{notes})", quoted(value));
                     decided(
                         &id,
                         How::GameType {
@@ -301,7 +301,7 @@ impl VariantDecider {
         }
         if let Some(value) = tagged {
             if !GENERIC_VARIANT_TAGS.contains(&value.to_ascii_lowercase().as_str()) {
-                let message = format!("Variant `{value}` is not a variant Damspel has");
+                let message = format!("Variant `{}` is not a variant Damspel has", quoted(value));
                 return refused(How::Unsupported, message);
             }
         }
@@ -336,7 +336,10 @@ impl VariantDecider {
     fn game_type(&self, value: &str) -> Result<(String, Vec<String>), String> {
         let fields: Vec<&str> = value.split(',').map(str::trim).collect();
         let Ok(number) = fields[0].parse::<u32>() else {
-            return Err(format!("GameType `{value}` is not a PDN game type"));
+            return Err(format!(
+                "GameType `{}` is not a PDN game type",
+                quoted(value)
+            ));
         };
         let Some(&(_, name, id)) = GAME_TYPES.iter().find(|(n, _, _)| *n == number) else {
             return Err(format!(
@@ -354,8 +357,10 @@ impl VariantDecider {
             );
             if (*w, *h) != (gw.as_str(), gh.as_str()) {
                 return Err(format!(
-                    "GameType `{value}` describes a {w}x{h} board, but {name} is played on \
-                     {gw}x{gh}"
+                    "GameType `{}` describes a {}x{} board, but {name} is played on {gw}x{gh}",
+                    quoted(value),
+                    quoted(w),
+                    quoted(h)
                 ));
             }
         }

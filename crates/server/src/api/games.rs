@@ -204,8 +204,9 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     for (i, text) in moves.iter().enumerate() {
         session.play_recorded(text).map_err(|e| {
             ApiError::unprocessable(format!(
-                "move {} (`{text}`) of the PDN: {}",
+                "move {} (`{}`) of the PDN: {}",
                 i + 1,
+                damspel_rules::quoted(text),
                 e.message
             ))
         })?;

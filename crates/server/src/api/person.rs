@@ -106,7 +106,8 @@ pub async fn draw(
                     Ok(())
                 }
                 (other, _) => Err(ApiError::unprocessable(format!(
-                    "action must be offer, accept or decline, not `{other}`"
+                    "action must be offer, accept or decline, not `{}`",
+                    damspel_rules::quoted(other)
                 ))),
             }
         })

@@ -27,7 +27,8 @@ impl<B: Bits> GameSession<B> {
                             Err(e) => {
                                 skipped.push(format!(
                                     "a variation from `{}` on: {}",
-                                    m.text, e.message
+                                    damspel_rules::quoted(&m.text),
+                                    e.message
                                 ));
                                 None
                             }
@@ -194,9 +195,15 @@ impl<B: Bits> GameSession<B> {
 /// Adds an imported NAG to a move's, or says why it is left out.
 fn keep_nag(nags: &mut Vec<String>, nag: &str, after: &str, skipped: &mut Vec<String>) {
     match check_nag(nag) {
-        Err(why) => skipped.push(format!("`{nag}` after `{after}` ({why})")),
+        Err(why) => skipped.push(format!(
+            "`{}` after `{}` ({why})",
+            damspel_rules::quoted(nag),
+            damspel_rules::quoted(after)
+        )),
         Ok(_) if nags.len() >= MAX_NAGS => skipped.push(format!(
-            "`{nag}` after `{after}` (a move has at most {MAX_NAGS} NAGs)"
+            "`{}` after `{}` (a move has at most {MAX_NAGS} NAGs)",
+            damspel_rules::quoted(nag),
+            damspel_rules::quoted(after)
         )),
         Ok(nag) => nags.push(nag),
     }

@@ -60,6 +60,7 @@ fn unknown_variant(name: &str, known: &[String]) -> String {
         .collect();
     near.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
     let list = format!("`damspel variants` lists all {}", known.len());
+    let name = damspel_rules::quoted(name);
     match near.len() {
         0 => format!("unknown variant `{name}` ({list})"),
         _ => {

@@ -116,6 +116,14 @@ fn errors_are_one_line_with_a_failing_exit() {
     }
     let out = damspel(&["perft", "turkish", "-1"]);
     assert!(!out.status.success());
+    // A long name is quoted by its start (it was written back whole).
+    let long = "q".repeat(100_000);
+    let err = stderr(&damspel(&["rules", &long]));
+    assert!(
+        err.len() < 500 && err.contains("qqqq…"),
+        "{} bytes",
+        err.len()
+    );
 }
 
 #[test]

@@ -52,7 +52,7 @@ enum Command {
         /// name for this machine on your network. Repeatable.
         #[arg(long = "allow-host", value_name = "NAME", value_parser = allow_host)]
         allow_hosts: Vec<String>,
-        /// Access token every request must carry (16 or more letters, digits, `-`, `_`).
+        /// Access token every request must carry (16 to 256 letters, digits, `-`, `_`).
         /// Needed off loopback: without it one is generated and printed.
         #[arg(long)]
         token: Option<String>,

@@ -112,35 +112,55 @@ fn numeric_options_outside_their_range_are_refused_in_one_line() {
     }
 }
 
+/// `damspel serve ARGS` on a free port, which must stop at once: its exit code and stderr
+/// (a server that started instead is killed after 20 s, and the test fails).
+fn refused(args: &[&str], db: &str) -> (Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(["serve", "--port", "0"])
+        .args(args)
+        .args(["--db", temp_db(db).to_str().unwrap()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+    let status = status.unwrap_or_else(|| panic!("{args:?}: the server started"));
+    (status.code(), err)
+}
+
+#[test]
+fn a_token_outside_its_form_is_refused() {
+    // A token rides in every request and in the printed address: 16 to 256 letters, digits,
+    // `-` and `_` (a 100 kB one was taken).
+    let long = "t".repeat(257);
+    for token in ["short", "with a space 12345", long.as_str()] {
+        let (code, err) = refused(&["--token", token], "token");
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("--token must be 16 to 256"), "{err}");
+    }
+}
+
 #[test]
 fn allow_host_names_the_host_check_cannot_match_are_refused() {
     // Each was kept before and matched no Host header, so the name the user meant stayed
     // refused without a word.
     for name in ["", "http://box.lan:8080/", "*.lan", "box.lan:0", "bo x"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
-            .args(["serve", "--port", "0", "--allow-host", name])
-            .args(["--db", temp_db("allow-host").to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let deadline = std::time::Instant::now() + Duration::from_secs(20);
-        let status = loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                break Some(status);
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        let mut err = String::new();
-        let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-        let status = status.unwrap_or_else(|| panic!("{name:?}: the server started"));
-        assert_eq!(status.code(), Some(2), "{name:?}: {err}");
+        let (code, err) = refused(&["--allow-host", name], "allow-host");
+        assert_eq!(code, Some(2), "{name:?}: {err}");
         assert!(err.contains("--allow-host"), "{name:?}: {err}");
     }
     // A name kept is matched as given, with any port when it has none.

@@ -43,12 +43,13 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr> {
 pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
     let addr = resolve(&options.host, options.port)?;
     if let Some(t) = &options.token {
-        if t.len() < 16
+        // At most 256: it rides in every request's cookie or header and in the printed address.
+        if !(16..=256).contains(&t.len())
             || !t
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
-            bail!("--token must be at least 16 letters, digits, `-` or `_`");
+            bail!("--token must be 16 to 256 letters, digits, `-` or `_`");
         }
     }
     let mut config = damspel_server::Config::new(addr, options.db.clone());

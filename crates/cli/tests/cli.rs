@@ -124,6 +124,29 @@ fn errors_are_one_line_with_a_failing_exit() {
         "{} bytes",
         err.len()
     );
+    // So is a variant file's unknown direction.
+    let dir = std::env::temp_dir().join(format!("damspel-cli-quoted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("long-direction.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "id = \"x1\"\nname = \"X\"\nextends = \"turkish\"\n[men]\nstep = [\"{}\"]\n",
+            &long[..60_000]
+        ),
+    )
+    .unwrap();
+    let err = stderr(&damspel(&[
+        "--variant-file",
+        file.to_str().unwrap(),
+        "rules",
+        "x1",
+    ]));
+    assert!(
+        err.len() < 1000 && err.contains("unknown direction `qqqq") && err.contains("qqqq…`"),
+        "{} bytes: {err}",
+        err.len()
+    );
 }
 
 #[test]

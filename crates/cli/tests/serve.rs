@@ -152,6 +152,14 @@ fn a_token_outside_its_form_is_refused() {
         assert_eq!(code, Some(1), "{err}");
         assert!(err.contains("--token must be 16 to 256"), "{err}");
     }
+    // A host name that does not resolve is quoted by its start.
+    let (code, err) = refused(&["--host", &"h".repeat(100_000)], "host");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.len() < 500 && err.contains("hhhh…"),
+        "{} bytes",
+        err.len()
+    );
 }
 
 #[test]

@@ -261,7 +261,8 @@ impl<'de> Deserialize<'de> for DirSetSpec {
             let part = DirSet::parse(&name).ok_or_else(|| {
                 let sets: Vec<&str> = DirSet::NAMED.iter().map(|(n, _)| *n).collect();
                 serde::de::Error::custom(format!(
-                    "unknown direction `{name}`: expected F, B, L, R, FL, FR, BL, BR or one of the sets {}",
+                    "unknown direction `{}`: expected F, B, L, R, FL, FR, BL, BR or one of the sets {}",
+                    crate::quoted(&name),
                     sets.join(", ")
                 ))
             })?;

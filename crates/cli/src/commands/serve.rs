@@ -30,14 +30,24 @@ fn resolve(host: &str, port: u16) -> Result<SocketAddr> {
     }
     let addrs: Vec<SocketAddr> = (host, port)
         .to_socket_addrs()
-        .map_err(|e| anyhow!("--host `{host}` is not an address this machine can resolve: {e}"))?
+        .map_err(|e| {
+            anyhow!(
+                "--host `{}` is not an address this machine can resolve: {e}",
+                damspel_rules::quoted(host)
+            )
+        })?
         .collect();
     addrs
         .iter()
         .find(|a| a.is_ipv4())
         .or(addrs.first())
         .copied()
-        .ok_or_else(|| anyhow!("--host `{host}` resolves to no address"))
+        .ok_or_else(|| {
+            anyhow!(
+                "--host `{}` resolves to no address",
+                damspel_rules::quoted(host)
+            )
+        })
 }
 
 pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {

@@ -284,16 +284,16 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         }
     };
     let opening_count = openings.len();
-    // Opened before the first game, each game written as it ends.
+    // Opened before the first game, each game written as it ends; after a write fails, the
+    // error in its place.
     let pdn_out = args
         .pdn
-        .map(|path| -> Result<Mutex<crate::files::Output>> {
+        .map(|path| -> Result<Mutex<Result<crate::files::Output>>> {
             let mut out = crate::files::Output::open(Path::new(path))?;
             out.replace(b"")?;
-            Ok(Mutex::new(out))
+            Ok(Mutex::new(Ok(out)))
         })
         .transpose()?;
-    let pdn_error: Mutex<Option<anyhow::Error>> = Mutex::new(None);
     let config = MatchConfig {
         rules: rules.clone(),
         players: [
@@ -317,11 +317,11 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
         bar.set_message(format!("+{} ={} -{}", t.wins, t.draws, t.losses));
         bar.set_position(f.done as u64);
         if let Some(out) = &pdn_out {
-            let text = game_pdn(&rules, args, f.index, f.game, from_file, opening_count);
-            let mut error = pdn_error.lock().expect("the PDN error");
-            if error.is_none() {
-                if let Err(e) = out.lock().expect("the PDN file").append(text.as_bytes()) {
-                    *error = Some(e);
+            let mut out = out.lock().expect("the PDN file");
+            if let Ok(file) = out.as_mut() {
+                let text = game_pdn(&rules, args, f.index, f.game, from_file, opening_count);
+                if let Err(e) = file.append(text.as_bytes()) {
+                    *out = Err(e);
                 }
             }
         }
@@ -332,9 +332,9 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
     let result = run_match(&config, &progress);
     bar.finish_and_clear();
     // A game that could not be written is said after the score, which is still worth having.
-    let written = match pdn_error.into_inner().expect("the PDN error") {
-        Some(e) => Err(e),
-        None => Ok(()),
+    let written = match pdn_out.map(|out| out.into_inner().expect("the PDN file")) {
+        Some(Err(e)) => Err(e),
+        _ => Ok(()),
     };
 
     let names = [&args.engines[0], &args.engines[1]];

@@ -4,6 +4,8 @@
 //! cargo run --release -p damspel-conformance --example worst_captures --features tools -- \
 //!     [--variant ID]... [--seconds-per-variant N] [--seed S] [--out FILE]
 //! cargo run --release -p damspel-conformance --example worst_captures --features tools -- --check FILE
+//! cargo run --release -p damspel-conformance --example worst_captures --features tools -- \
+//!     --survey GAMES | --survey-pdn FILE   [--variant ID]... [--out FILE]
 //! ```
 //!
 //! The cost of a position is the wall time of `Rules::moves` (the distinct legal moves, the
@@ -30,6 +32,9 @@
 //! variant searched alone sees the same candidates as in a full run; which ones are kept depends
 //! on measured times, so a busier or faster machine can keep others.
 //!
+//! `--survey GAMES` and `--survey-pdn FILE` time the positions games reach instead: random games
+//! from the start position, or every game of a PDN file (`survey`).
+//!
 //! `--check FILE` checks `moves()` on every row against the counting walk, the enumerating walk
 //! and the reference generator (`check`), and exits non-zero on any disagreement.
 
@@ -43,6 +48,8 @@ mod check;
 mod count;
 #[path = "worst_captures/measure.rs"]
 mod measure;
+#[path = "worst_captures/survey.rs"]
+mod survey;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -131,6 +138,21 @@ struct Args {
     /// majority rule (it holds them all: some 200 bytes each) or after --walk-seconds.
     #[arg(long, default_value_t = 1_000_000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     reference_sequences: u64,
+    /// Survey instead of searching: play this many random games per variant from the start
+    /// position and time every position reached (see `survey`). With --out, the slowest
+    /// position of each variant whose median is over --survey-keep-ms joins the table.
+    #[arg(long, value_name = "GAMES", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    survey: Option<u64>,
+    /// Survey the positions of every game of this PDN file instead (see `survey`); --variant
+    /// names the variant of games whose tags do not.
+    #[arg(long, value_name = "FILE", conflicts_with = "survey")]
+    survey_pdn: Option<PathBuf>,
+    /// With --survey: plies after which a game is left.
+    #[arg(long, default_value_t = 400)]
+    survey_plies: usize,
+    /// With --survey or --survey-pdn, and --out: the median above which a variant's slowest position joins the table.
+    #[arg(long, default_value_t = 20.0)]
+    survey_keep_ms: f64,
     /// Internal: count the sequences of VARIANT FEN and print them (run as a child process).
     #[arg(long, num_args = 2, value_names = ["VARIANT", "FEN"], hide = true)]
     child_count: Option<Vec<String>>,
@@ -143,6 +165,8 @@ fn main() -> ExitCode {
         child_count(&catalogue, &child[0], &child[1])
     } else if let Some(path) = &args.check {
         check_table(&catalogue, &args, path)
+    } else if args.survey.is_some() || args.survey_pdn.is_some() {
+        survey(&catalogue, &args)
     } else {
         search(&catalogue, &args)
     };
@@ -199,15 +223,20 @@ fn variant_seed(seed: u64, id: &str) -> u64 {
     })
 }
 
-fn search(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
-    let ids = if args.variant.is_empty() {
-        catalogue.ids()
+/// The variants asked for (every built-in one by default), by id.
+fn variant_ids(catalogue: &Catalogue, args: &Args) -> Result<Vec<String>, String> {
+    if args.variant.is_empty() {
+        Ok(catalogue.ids())
     } else {
         args.variant
             .iter()
             .map(|v| catalogue.get(v).map(|v| v.id).map_err(|e| e.to_string()))
-            .collect::<Result<Vec<_>, _>>()?
-    };
+            .collect()
+    }
+}
+
+fn search(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
+    let ids = variant_ids(catalogue, args)?;
     let watchdog = Watchdog::start();
     let mut rows = Vec::new();
     println!(
@@ -224,6 +253,76 @@ fn search(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
         table::write(path, &all)?;
         println!("wrote {}", path.display());
     }
+    Ok(true)
+}
+
+/// `--survey GAMES` or `--survey-pdn FILE`: positions reached by play, timed (`survey`).
+fn survey(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
+    let watchdog = Watchdog::start();
+    let mut surveyed = Vec::new();
+    if let Some(path) = &args.survey_pdn {
+        println!(
+            "worst_captures --survey-pdn {}: every position of every game's main line timed once \
+             (capped at {} ms)",
+            path.display(),
+            args.cap_ms
+        );
+        let (by_variant, left) = survey::pdn_games(catalogue, path, args, &watchdog)?;
+        if left > 0 {
+            println!("{left} games left: not readable, or of no variant Damspel has");
+        }
+        surveyed = by_variant;
+    } else if let Some(games) = args.survey {
+        println!(
+            "worst_captures --survey {games}: seed {}, {games} random games per variant of up to \
+             {} plies, every position timed once (capped at {} ms)",
+            args.seed, args.survey_plies, args.cap_ms
+        );
+        for id in variant_ids(catalogue, args)? {
+            let variant = catalogue.get(&id).map_err(|e| e.to_string())?;
+            surveyed.push(with_rules!(variant, |rules| survey::random_games(
+                &rules, &id, args, games, &watchdog
+            )));
+        }
+    }
+    print!("{}", survey::report(&surveyed));
+    let Some(path) = &args.out else {
+        return Ok(true);
+    };
+    let source = match &args.survey_pdn {
+        Some(file) => format!("play survey ({})", file.display()),
+        None => format!("play survey seed {}", args.seed),
+    };
+    let mut rows = Vec::new();
+    for s in &surveyed {
+        let Some((fen, t, _)) = &s.slowest else {
+            continue;
+        };
+        if t.complete && t.seconds * 1e3 <= args.survey_keep_ms {
+            continue;
+        }
+        let counted = count::in_child(&s.id, fen, Duration::from_secs_f64(args.count_seconds));
+        rows.push(Row {
+            variant: s.id.clone(),
+            fen: fen.clone(),
+            source: source.clone(),
+            median_ms: seconds_text(t),
+            moves: if t.complete {
+                t.moves.to_string()
+            } else {
+                "?".into()
+            },
+            sequences: counted.map_or("?".into(), |c| c.sequences.to_string()),
+        });
+    }
+    let added = rows.len();
+    let all = table::merge(table::read(path)?, rows, &catalogue.ids());
+    table::write(path, &all)?;
+    println!(
+        "wrote {}: {added} positions over {} ms",
+        path.display(),
+        args.survey_keep_ms
+    );
     Ok(true)
 }
 

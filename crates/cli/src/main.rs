@@ -287,6 +287,11 @@ enum Command {
         /// Wait for a peer on this address (e.g. 127.0.0.1:27531).
         #[arg(long, conflicts_with = "connect")]
         listen: Option<String>,
+        /// With --listen: when a peer leaves (or asks to stop, or breaks the protocol), wait
+        /// for the next one instead of ending, until interrupted (a bot that connects for each
+        /// game, as pydraughts' DXP client does).
+        #[arg(long, requires = "listen")]
+        keep_listening: bool,
         /// Connect to a peer at this address and propose the game.
         #[arg(long)]
         connect: Option<String>,
@@ -539,6 +544,7 @@ fn main() -> ExitCode {
             variant,
             listen,
             connect,
+            keep_listening,
             time,
             depth,
             idle_timeout,
@@ -547,6 +553,7 @@ fn main() -> ExitCode {
             &commands::dxp::Args {
                 variant: &variant,
                 listen: listen.as_deref(),
+                keep_listening,
                 connect: connect.as_deref(),
                 time,
                 depth,

@@ -595,3 +595,76 @@ fn a_silent_peer_is_dropped_after_the_idle_time() {
     assert!(out.stderr.contains("no GAMEREQ"), "{}", out.stderr);
     assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
 }
+
+#[test]
+fn keep_listening_serves_peer_after_peer() {
+    // A bot that connects for each game (pydraughts' DXP client does) needs the listener to
+    // outlive a connection; a peer that leaves at once or breaks the protocol must not end it.
+    let rules = international();
+    let mut program = Program::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--keep-listening",
+        "--depth",
+        "1",
+    ]);
+    let addr = program.listening_address();
+    // A connection that closes at once (a port probe).
+    drop(std::net::TcpStream::connect(addr.as_str()).unwrap());
+    program.wait_for("dxp: waiting for the next peer");
+    // A peer that sends a malformed message: its game ends with the error, said in the log.
+    {
+        let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+        conn.send(&Message::GameRequest(GameRequest {
+            version: 1,
+            initiator: "raw test".into(),
+            follower_color: Color::Black,
+            minutes: 1,
+            moves: 0,
+            start: Start::Standard,
+        }))
+        .unwrap();
+        match conn.receive(Some(DEADLINE)).unwrap() {
+            Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
+            other => panic!("{other:?}"),
+        }
+        conn.send_raw(b"X\0").unwrap();
+        expect_game_end(&mut conn);
+    }
+    let error = program.wait_for("dxp: error: ");
+    assert!(error.contains("unknown message type 'X'"), "{error}");
+    program.wait_for("dxp: waiting for the next peer");
+    // Two whole games, each on a connection of its own.
+    for _ in 0..2 {
+        let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
+        let mut ours = EnginePlayer::new(
+            "damspel depth 1".into(),
+            rules.clone(),
+            None,
+            Limits::depth(1),
+            8,
+        );
+        let record = play_game(&rules, &mut ours, &mut dxp, &[], 1000);
+        let end = dxp.finish(&record).unwrap();
+        assert_eq!(record.black, "Damspel 0.1.0");
+        let game = replay(&rules, &record);
+        let Ending::Rules(outcome) = &record.ending else {
+            panic!("the game did not end by the rules: {:?}", record.ending)
+        };
+        assert_eq!(game.outcome().as_ref(), Some(outcome));
+        assert!(end.agrees_with(&record.ending), "{end:?}");
+        drop(dxp);
+        let result = program.wait_for("dxp: result ");
+        assert!(
+            result.starts_with(&format!("dxp: result {} ", outcome.result_text())),
+            "{result} for {outcome}"
+        );
+        program.wait_for("dxp: waiting for the next peer");
+    }
+    // Still listening: it leaves only when stopped.
+    assert!(
+        program.child.try_wait().unwrap().is_none(),
+        "{:?}",
+        program.stdout
+    );
+}

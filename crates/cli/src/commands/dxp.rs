@@ -2,7 +2,8 @@
 //!
 //! `--listen` waits for one initiator and follows it: each GAMEREQ is answered with a GAMEACC
 //! and played with the colour it gives Damspel, until the peer closes the connection or asks to
-//! stop. `--connect` initiates one game: Damspel plays White from the standard start, proposing
+//! stop; with `--keep-listening` it then waits for the next initiator (one at a time), and a
+//! peer's fault ends only that peer's connection. `--connect` initiates one game: Damspel plays White from the standard start, proposing
 //! a thinking time of 75 moves at `--time` (10 minutes without it) and no move limit.
 //!
 //! Moves strictly alternate; every incoming move is checked against the rules. The side to
@@ -33,6 +34,8 @@ use damspel_rules::{with_rules, Bits, Catalogue, Color, Game, Outcome, Position,
 pub struct Args<'a> {
     pub variant: &'a str,
     pub listen: Option<&'a str>,
+    /// Serve peer after peer on the listening address, until interrupted.
+    pub keep_listening: bool,
     pub connect: Option<&'a str>,
     pub time: Option<f64>,
     pub depth: Option<u32>,
@@ -88,9 +91,23 @@ fn serve<B: Bits>(rules: Arc<Rules<B>>, args: &Args) -> Result<()> {
             listener.local_addr()?,
             rules.variant().id
         ));
-        let conn = DxpConnection::accept(&listener).context("waiting for a DXP program")?;
-        say(format!("connection from {}", conn.peer_addr()));
-        Endpoint::new(rules, conn, name, args, StopCode::NextGame).follow()
+        loop {
+            let conn = DxpConnection::accept(&listener).context("waiting for a DXP program")?;
+            say(format!("connection from {}", conn.peer_addr()));
+            let followed =
+                Endpoint::new(rules.clone(), conn, name.clone(), args, StopCode::NextGame).follow();
+            if !args.keep_listening {
+                return followed;
+            }
+            // One peer's fault is not the next one's: said, and the listening goes on.
+            if let Err(e) = followed {
+                say(format!("error: {e:#}"));
+            }
+            say(format!(
+                "waiting for the next peer on {}",
+                listener.local_addr()?
+            ));
+        }
     } else {
         let addr = args.connect.expect("--listen or --connect");
         let conn =

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Drives `damspel dxp --listen --keep-listening` through complete games with pydraughts' DXP
+client.
+
+Usage: python scripts/dxp_pydraughts.py PATH/TO/damspel [GAMES]
+
+pydraughts (PyPI `pydraughts`) holds an independent DXP client (`DXPEngine`, adapted from
+akalverboer's DXC100) and independent rules of International draughts; draughts bots (such as
+lidraughts-bot) use it to play engines that listen for DXP, as Kingsrow and Scan do: a new
+`DXPEngine`, and so a new connection, for every game, ended by a GAMEEND with stop code 1.
+So one `damspel dxp --listen --keep-listening` on a free loopback port serves all the games
+here, each from a new connection made the way those users make it (`engine.play(board)`
+whenever it is the engine's turn). Damspel plays White in odd games and Black in even ones;
+from the third game on, the game starts from a position reached by random play (the client
+then sends it in its GAMEREQ). The client's own moves are drawn at random among pydraughts'
+legal moves.
+
+Every move Damspel sends must be one of pydraughts' legal moves and come within MOVE_WAIT
+seconds (the client waits for ever on a move it cannot read, so the wait is bounded here), the
+game must end by pydraughts' rules within MAX_PLIES, and after the client's GAMEEND and
+disconnect Damspel must log the result pydraughts sees and wait for the next peer within 10 s.
+Prints one line per game and "N complete games"; exits 1 on the first failure, saying why.
+"""
+
+import os
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+try:
+    import draughts
+    from draughts.engine import DXPEngine
+except ImportError as e:  # pragma: no cover - the Rust test reports this
+    print(f"pydraughts is not installed: {e}", file=sys.stderr)
+    sys.exit(2)
+
+MAX_PLIES = 400
+MOVE_TIME = "0.02"
+MOVE_WAIT = 15.0
+RANDOM_START_PLIES = 24
+
+
+def fail(message: str) -> None:
+    print(f"FAIL: {message}", file=sys.stderr)
+    sys.stderr.flush()
+    # The client's receiving thread may be blocked for ever: leave without joining it.
+    os._exit(1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Listener:
+    """The `damspel dxp` process and the lines of its log, read as they come."""
+
+    def __init__(self, binary: str, port: int) -> None:
+        self.process = subprocess.Popen(
+            [binary, "dxp", "--listen", f"127.0.0.1:{port}", "--keep-listening",
+             "--time", MOVE_TIME],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list = []
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self) -> None:
+        for line in self.process.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, count: int, text: str, seconds: float) -> bool:
+        """Whether the log holds `count` lines containing `text` within `seconds`."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if sum(text in line for line in self.lines) >= count:
+                return True
+            if self.process.poll() is not None:
+                time.sleep(0.2)
+                return sum(text in line for line in self.lines) >= count
+            time.sleep(0.05)
+        return False
+
+    def log(self) -> str:
+        return "\n".join(self.lines[-40:])
+
+
+def start_board(rng: random.Random, number: int) -> draughts.Board:
+    board = draughts.Board(variant="standard")
+    if number < 3:
+        return board
+    for _ in range(RANDOM_START_PLIES):
+        if board.is_over():
+            break
+        board.push(rng.choice(board.legal_moves()))
+    return draughts.Board(variant="standard", fen=board.fen)
+
+
+def engine_move(engine: DXPEngine, board: draughts.Board, name: str):
+    answer = {}
+
+    def ask() -> None:
+        answer["result"] = engine.play(board)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    thread.join(MOVE_WAIT)
+    if "result" not in answer:
+        fail(f"{name}: no move the client could read within {MOVE_WAIT} s; fen {board.fen}")
+    return answer["result"].move
+
+
+def play_game(listener: Listener, port: int, number: int, rng: random.Random) -> str:
+    name = f"game {number}"
+    board = start_board(rng, number)
+    start_fen = board.fen
+    engine_side = board.turn if number % 2 == 1 else 3 - board.turn
+    engine = DXPEngine(options={"engine-opened": True, "ip": "127.0.0.1", "port": port})
+    if board.turn != engine_side:
+        # The client's first move goes with its game request.
+        board.push(rng.choice(board.legal_moves()))
+    plies = 0
+    while not board.is_over():
+        if plies >= MAX_PLIES:
+            fail(f"{name}: not over after {MAX_PLIES} plies; fen {board.fen}")
+        if board.turn == engine_side:
+            move = engine_move(engine, board, name)
+            legal = {m.hub_move for m in board.legal_moves()}
+            if move is None or move.hub_move not in legal:
+                fail(f"{name}: Damspel's {move and move.hub_move} is not among {sorted(legal)}")
+        else:
+            move = rng.choice(board.legal_moves())
+        board.push(move)
+        plies += 1
+    engine.quit()
+    if not listener.wait_for(number, "waiting for the next peer", 10):
+        fail(f"{name}: Damspel did not wait for the next peer within 10 s of the client's "
+             f"GAMEEND:\n{listener.log()}")
+    winner = board.winner()
+    results = [line for line in listener.lines if "dxp: result " in line]
+    expected = {draughts.WHITE: "result 1-0", draughts.BLACK: "result 0-1"}.get(winner)
+    if len(results) < number or (expected is not None and expected not in results[-1]):
+        fail(f"{name}: pydraughts sees {expected or 'a draw'}, Damspel logged:\n{listener.log()}")
+    side = "white" if engine_side == draughts.WHITE else "black"
+    result = {draughts.WHITE: "white wins", draughts.BLACK: "black wins", 0: "draw"}[winner]
+    print(f"{name}: Damspel {side}, from {start_fen}, {plies} plies, {result}")
+    return result
+
+
+def main() -> None:
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
+    binary = sys.argv[1]
+    games = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    rng = random.Random(1)
+    start = time.time()
+    port = free_port()
+    listener = Listener(binary, port)
+    if not listener.wait_for(1, "listening on", 10):
+        fail(f"damspel dxp did not listen within 10 s:\n{listener.log()}")
+    try:
+        results = [play_game(listener, port, n + 1, rng) for n in range(games)]
+        if listener.process.poll() is not None:
+            fail(f"damspel dxp ended (exit {listener.process.returncode}):\n{listener.log()}")
+    finally:
+        listener.process.terminate()
+    print(f"{len(results)} complete games ({', '.join(results)}) in {time.time() - start:.1f} s")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -8,7 +8,7 @@ pydraughts (PyPI `pydraughts`) holds an independent DXP client (`DXPEngine`, ada
 akalverboer's DXC100) and independent rules of International draughts; draughts bots (such as
 lidraughts-bot) use it to play engines that listen for DXP, as Kingsrow and Scan do: a new
 `DXPEngine`, and so a new connection, for every game, ended by a GAMEEND with stop code 1.
-So one `damspel dxp --listen --keep-listening` on a free loopback port serves all the games
+So one `damspel dxp --listen 127.0.0.1:0 --keep-listening` serves all the games
 here, each from a new connection made the way those users make it (`engine.play(board)`
 whenever it is the engine's turn). Damspel plays White in odd games and Black in even ones;
 from the third game on, the game starts from a position reached by random play (the client
@@ -24,7 +24,6 @@ Prints one line per game and "N complete games"; exits 1 on the first failure, s
 
 import os
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -50,18 +49,13 @@ def fail(message: str) -> None:
     os._exit(1)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Listener:
     """The `damspel dxp` process and the lines of its log, read as they come."""
 
-    def __init__(self, binary: str, port: int) -> None:
+    def __init__(self, binary: str) -> None:
+        # Port 0: the system picks a free one, which the first line of the log names.
         self.process = subprocess.Popen(
-            [binary, "dxp", "--listen", f"127.0.0.1:{port}", "--keep-listening",
+            [binary, "dxp", "--listen", "127.0.0.1:0", "--keep-listening",
              "--time", MOVE_TIME],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -85,6 +79,11 @@ class Listener:
                 return sum(text in line for line in self.lines) >= count
             time.sleep(0.05)
         return False
+
+    def port(self) -> int:
+        """The port of `dxp: listening on 127.0.0.1:PORT (...)`."""
+        line = next(line for line in self.lines if "listening on" in line)
+        return int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
 
     def log(self) -> str:
         return "\n".join(self.lines[-40:])
@@ -160,10 +159,10 @@ def main() -> None:
     games = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     rng = random.Random(1)
     start = time.time()
-    port = free_port()
-    listener = Listener(binary, port)
+    listener = Listener(binary)
     if not listener.wait_for(1, "listening on", 10):
         fail(f"damspel dxp did not listen within 10 s:\n{listener.log()}")
+    port = listener.port()
     try:
         results = [play_game(listener, port, n + 1, rng) for n in range(games)]
         if listener.process.poll() is not None:

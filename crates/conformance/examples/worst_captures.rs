@@ -150,7 +150,8 @@ struct Args {
     /// With --survey: plies after which a game is left.
     #[arg(long, default_value_t = 400)]
     survey_plies: usize,
-    /// With --survey or --survey-pdn, and --out: the median above which a variant's slowest position joins the table.
+    /// With --survey or --survey-pdn, and --out: the median above which a variant's slowest
+    /// position joins the table.
     #[arg(long, default_value_t = 20.0)]
     survey_keep_ms: f64,
     /// Internal: count the sequences of VARIANT FEN and print them (run as a child process).

@@ -3,8 +3,9 @@
 //! `--listen` waits for one initiator and follows it: each GAMEREQ is answered with a GAMEACC
 //! and played with the colour it gives Damspel, until the peer closes the connection or asks to
 //! stop; with `--keep-listening` it then waits for the next initiator (one at a time), and a
-//! peer's fault ends only that peer's connection. `--connect` initiates one game: Damspel plays White from the standard start, proposing
-//! a thinking time of 75 moves at `--time` (10 minutes without it) and no move limit.
+//! peer's fault ends only that peer's connection. `--connect` initiates one game: Damspel plays
+//! White from the standard start, proposing a thinking time of 75 moves at `--time` (10
+//! minutes without it) and no move limit.
 //!
 //! Moves strictly alternate; every incoming move is checked against the rules. The side to
 //! move ends a finished game with a GAMEEND (reason from its side: 1 I give up, 2 draw, 3 I

@@ -64,8 +64,11 @@ impl Tally {
         }
         if self.worst.len() < RETIMED || t.seconds > self.worst[RETIMED - 1].0 {
             let fen = write_fen(&rules.variant().geometry, pos);
-            self.worst.retain(|(_, f, _)| *f != fen);
-            self.worst.push((t.seconds, fen, ply));
+            // A position met again keeps its slowest timing.
+            match self.worst.iter_mut().find(|w| w.1 == fen) {
+                Some(w) => w.0 = w.0.max(t.seconds),
+                None => self.worst.push((t.seconds, fen, ply)),
+            }
             self.worst.sort_by(|a, b| f64::total_cmp(&b.0, &a.0));
             self.worst.truncate(RETIMED);
         }

@@ -262,24 +262,25 @@ fn survey(catalogue: &Catalogue, args: &Args) -> Result<bool, String> {
     let watchdog = Watchdog::start();
     let mut surveyed = Vec::new();
     if let Some(path) = &args.survey_pdn {
+        let (by_variant, left) = survey::pdn_games(catalogue, path, args, &watchdog)?;
         println!(
             "worst_captures --survey-pdn {}: every position of every game's main line timed once \
              (capped at {} ms)",
             path.display(),
             args.cap_ms
         );
-        let (by_variant, left) = survey::pdn_games(catalogue, path, args, &watchdog)?;
         if left > 0 {
             println!("{left} games left: not readable, or of no variant Damspel has");
         }
         surveyed = by_variant;
     } else if let Some(games) = args.survey {
+        let ids = variant_ids(catalogue, args)?;
         println!(
             "worst_captures --survey {games}: seed {}, {games} random games per variant of up to \
              {} plies, every position timed once (capped at {} ms)",
             args.seed, args.survey_plies, args.cap_ms
         );
-        for id in variant_ids(catalogue, args)? {
+        for id in ids {
             let variant = catalogue.get(&id).map_err(|e| e.to_string())?;
             surveyed.push(with_rules!(variant, |rules| survey::random_games(
                 &rules, &id, args, games, &watchdog

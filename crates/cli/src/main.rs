@@ -290,7 +290,9 @@ enum Command {
         /// With --listen: when a peer leaves (or asks to stop, or breaks the protocol), wait
         /// for the next one instead of ending, until interrupted (a bot that connects for each
         /// game, as pydraughts' DXP client does).
-        #[arg(long, requires = "listen")]
+        // `requires` alone lets `--connect` through: clap does not ask for an argument that
+        // conflicts with one given.
+        #[arg(long, requires = "listen", conflicts_with = "connect")]
         keep_listening: bool,
         /// Connect to a peer at this address and propose the game.
         #[arg(long)]

@@ -668,3 +668,23 @@ fn keep_listening_serves_peer_after_peer() {
         program.stdout
     );
 }
+
+#[test]
+fn keep_listening_without_listen_is_a_usage_error() {
+    // With --connect it was taken without a word (clap asks for no argument that conflicts
+    // with one given), and the program tried to connect.
+    for args in [
+        &["--keep-listening"][..],
+        &["--connect", "127.0.0.1:1", "--keep-listening"][..],
+    ] {
+        let out = Program::start(args).finish();
+        assert!(!out.ok, "{args:?}");
+        let error = out.stderr.trim();
+        assert_eq!(error.lines().count(), 1, "{args:?}: {error}");
+        assert!(
+            error.contains("--keep-listening") || error.contains("--listen"),
+            "{args:?}: {error}"
+        );
+        assert!(!error.contains("cannot connect"), "{args:?}: {error}");
+    }
+}

@@ -153,6 +153,17 @@ impl Drop for Program {
     }
 }
 
+/// Our side of a game against the program: the engine at depth 1.
+fn depth_one(rules: &Arc<Rules<u64>>) -> EnginePlayer<u64> {
+    EnginePlayer::new(
+        "damspel depth 1".into(),
+        rules.clone(),
+        None,
+        Limits::depth(1),
+        8,
+    )
+}
+
 /// Every move of the record is legal, replayed from the start; returns the final game.
 fn replay(rules: &Arc<Rules<u64>>, record: &GameRecord<u64>) -> Game<u64> {
     let mut game = Game::new(rules.clone());
@@ -245,13 +256,7 @@ fn a_whole_game_against_the_listening_program() {
     let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "2"]);
     let addr = program.listening_address();
     let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
-    let mut ours = EnginePlayer::new(
-        "damspel depth 1".into(),
-        rules.clone(),
-        None,
-        Limits::depth(1),
-        8,
-    );
+    let mut ours = depth_one(&rules);
     // The DXP side is Black; without `start` the first `choose` proposes the game.
     let record = play_game(&rules, &mut ours, &mut dxp, &[], 1000);
     let end = dxp.finish(&record).unwrap();
@@ -348,13 +353,7 @@ fn a_whole_game_against_the_connecting_program() {
         dxp.transcript()[0],
         format!("< R01{:<32}Z007000A", "Damspel 0.1.0")
     );
-    let mut ours = EnginePlayer::new(
-        "damspel depth 1".into(),
-        rules.clone(),
-        None,
-        Limits::depth(1),
-        8,
-    );
+    let mut ours = depth_one(&rules);
     let record = play_game(&rules, &mut dxp, &mut ours, &[], 1000);
     let end = dxp.finish(&record).unwrap();
     let transcript = dxp.transcript().to_vec();
@@ -367,8 +366,12 @@ fn a_whole_game_against_the_connecting_program() {
 
 /// A hand-driven initiator: GAMEREQ with the peer as Black, then whatever the test sends.
 fn raw_initiator(program: &mut Program) -> DxpConnection {
-    let addr = program.listening_address();
-    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    raw_game_request(&program.listening_address())
+}
+
+/// Connects to `addr` and has the GAMEREQ of `raw_initiator` accepted.
+fn raw_game_request(addr: &str) -> DxpConnection {
+    let mut conn = DxpConnection::connect(addr).unwrap();
     conn.send(&Message::GameRequest(GameRequest {
         version: 1,
         initiator: "raw test".into(),
@@ -614,20 +617,7 @@ fn keep_listening_serves_peer_after_peer() {
     program.wait_for("dxp: waiting for the next peer");
     // A peer that sends a malformed message: its game ends with the error, said in the log.
     {
-        let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
-        conn.send(&Message::GameRequest(GameRequest {
-            version: 1,
-            initiator: "raw test".into(),
-            follower_color: Color::Black,
-            minutes: 1,
-            moves: 0,
-            start: Start::Standard,
-        }))
-        .unwrap();
-        match conn.receive(Some(DEADLINE)).unwrap() {
-            Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
-            other => panic!("{other:?}"),
-        }
+        let mut conn = raw_game_request(&addr);
         conn.send_raw(b"X\0").unwrap();
         expect_game_end(&mut conn);
     }
@@ -637,13 +627,7 @@ fn keep_listening_serves_peer_after_peer() {
     // Two whole games, each on a connection of its own.
     for _ in 0..2 {
         let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
-        let mut ours = EnginePlayer::new(
-            "damspel depth 1".into(),
-            rules.clone(),
-            None,
-            Limits::depth(1),
-            8,
-        );
+        let mut ours = depth_one(&rules);
         let record = play_game(&rules, &mut ours, &mut dxp, &[], 1000);
         let end = dxp.finish(&record).unwrap();
         assert_eq!(record.black, "Damspel 0.1.0");

@@ -2,7 +2,7 @@
 """Drives `damspel dxp --listen --keep-listening` through complete games with pydraughts' DXP
 client.
 
-Usage: python scripts/dxp_pydraughts.py PATH/TO/damspel [GAMES]
+Usage: python scripts/dxp_pydraughts.py PATH/TO/damspel [GAMES] [--at-once]
 
 pydraughts (PyPI `pydraughts`) holds an independent DXP client (`DXPEngine`, adapted from
 akalverboer's DXC100) and independent rules of International draughts; draughts bots (such as
@@ -15,11 +15,16 @@ from the third game on, the game starts from a position reached by random play (
 then sends it in its GAMEREQ). The client's own moves are drawn at random among pydraughts'
 legal moves.
 
+With `--at-once` the games are played at the same time, each client on a thread of its own
+(a bot playing several games), against `--keep-listening --peers GAMES`; the results Damspel
+logs must then be those pydraughts sees, in any order.
+
 Every move Damspel sends must be one of pydraughts' legal moves and come within MOVE_WAIT
 seconds (the client waits for ever on a move it cannot read, so the wait is bounded here), the
 game must end by pydraughts' rules within MAX_PLIES, and after the client's GAMEEND and
-disconnect Damspel must log the result pydraughts sees and wait for the next peer within 10 s.
-Prints one line per game and "N complete games"; exits 1 on the first failure, saying why.
+disconnect Damspel must log the result pydraughts sees and be ready for the next peer within
+10 s. Prints one line per game and "N complete games"; exits 1 on the first failure, saying
+why.
 """
 
 import os
@@ -52,11 +57,11 @@ def fail(message: str) -> None:
 class Listener:
     """The `damspel dxp` process and the lines of its log, read as they come."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, binary: str, peers: int) -> None:
         # Port 0: the system picks a free one, which the first line of the log names.
         self.process = subprocess.Popen(
             [binary, "dxp", "--listen", "127.0.0.1:0", "--keep-listening",
-             "--time", MOVE_TIME],
+             "--peers", str(peers), "--time", MOVE_TIME],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -137,18 +142,51 @@ def play_game(listener: Listener, port: int, number: int, rng: random.Random) ->
         board.push(move)
         plies += 1
     engine.quit()
-    if not listener.wait_for(number, "waiting for the next peer", 10):
-        fail(f"{name}: Damspel did not wait for the next peer within 10 s of the client's "
-             f"GAMEEND:\n{listener.log()}")
     winner = board.winner()
-    results = [line for line in listener.lines if "dxp: result " in line]
-    expected = {draughts.WHITE: "result 1-0", draughts.BLACK: "result 0-1"}.get(winner)
-    if len(results) < number or (expected is not None and expected not in results[-1]):
-        fail(f"{name}: pydraughts sees {expected or 'a draw'}, Damspel logged:\n{listener.log()}")
     side = "white" if engine_side == draughts.WHITE else "black"
     result = {draughts.WHITE: "white wins", draughts.BLACK: "black wins", 0: "draw"}[winner]
     print(f"{name}: Damspel {side}, from {start_fen}, {plies} plies, {result}")
     return result
+
+
+def logged(result: str) -> str:
+    """The text of Damspel's result line for pydraughts' result."""
+    return {"white wins": "result 1-0", "black wins": "result 0-1"}.get(result, "result 1/2-1/2")
+
+
+def check_one_by_one(listener: Listener, number: int, result: str) -> None:
+    """Game `number` has just ended: its result is the last one logged."""
+    if not listener.wait_for(number, "waiting for the next peer", 10):
+        fail(f"game {number}: Damspel did not wait for the next peer within 10 s of the "
+             f"client's GAMEEND:\n{listener.log()}")
+    results = [line for line in listener.lines if "dxp: result " in line]
+    if len(results) < number or logged(result) not in results[-1]:
+        fail(f"game {number}: pydraughts sees {result}, Damspel logged:\n{listener.log()}")
+
+
+def play_at_once(listener: Listener, port: int, games: int, rng: random.Random) -> list:
+    """All the games at the same time; Damspel's results are checked, in any order."""
+    rngs = [random.Random(rng.random()) for _ in range(games)]
+    results: dict = {}
+
+    def play(n: int) -> None:
+        results[n] = play_game(listener, port, n + 1, rngs[n])
+
+    threads = [threading.Thread(target=play, args=(n,), daemon=True) for n in range(games)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(MAX_PLIES * MOVE_WAIT)
+    if len(results) < games:
+        fail(f"{games - len(results)} game(s) did not end:\n{listener.log()}")
+    if not listener.wait_for(games, " gone; ", 10):
+        fail(f"Damspel did not let every peer go within 10 s:\n{listener.log()}")
+    found = sorted(line.split("] ", 1)[1].split(" (")[0]
+                   for line in listener.lines if "] result " in line)
+    expected = sorted(logged(r) for r in results.values())
+    if found != expected:
+        fail(f"pydraughts sees {expected}, Damspel logged {found}:\n{listener.log()}")
+    return [results[n] for n in range(games)]
 
 
 def main() -> None:
@@ -156,15 +194,23 @@ def main() -> None:
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     binary = sys.argv[1]
-    games = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    at_once = "--at-once" in sys.argv[2:]
+    numbers = [a for a in sys.argv[2:] if a != "--at-once"]
+    games = int(numbers[0]) if numbers else 2
     rng = random.Random(1)
     start = time.time()
-    listener = Listener(binary)
+    listener = Listener(binary, games if at_once else 1)
     if not listener.wait_for(1, "listening on", 10):
         fail(f"damspel dxp did not listen within 10 s:\n{listener.log()}")
     port = listener.port()
     try:
-        results = [play_game(listener, port, n + 1, rng) for n in range(games)]
+        if at_once:
+            results = play_at_once(listener, port, games, rng)
+        else:
+            results = []
+            for n in range(games):
+                results.append(play_game(listener, port, n + 1, rng))
+                check_one_by_one(listener, n + 1, results[-1])
         if listener.process.poll() is not None:
             fail(f"damspel dxp ended (exit {listener.process.returncode}):\n{listener.log()}")
     finally:

@@ -294,6 +294,16 @@ enum Command {
         // conflicts with one given.
         #[arg(long, requires = "listen", conflicts_with = "connect")]
         keep_listening: bool,
+        /// With --keep-listening: how many peers are served at once, each with an engine of
+        /// its own (a bot playing several games at once): 1 to 16. A peer over the limit
+        /// waits until one leaves.
+        #[arg(
+            long,
+            default_value_t = 1,
+            value_parser = options::count(1, 16),
+            requires = "keep_listening"
+        )]
+        peers: usize,
         /// Connect to a peer at this address and propose the game.
         #[arg(long)]
         connect: Option<String>,
@@ -547,6 +557,7 @@ fn main() -> ExitCode {
             listen,
             connect,
             keep_listening,
+            peers,
             time,
             depth,
             idle_timeout,
@@ -556,6 +567,7 @@ fn main() -> ExitCode {
                 variant: &variant,
                 listen: listen.as_deref(),
                 keep_listening,
+                peers,
                 connect: connect.as_deref(),
                 time,
                 depth,

@@ -599,6 +599,23 @@ fn a_silent_peer_is_dropped_after_the_idle_time() {
     assert_eq!(out.stderr.trim().lines().count(), 1, "{}", out.stderr);
 }
 
+/// A whole game against the listening program on a connection of its own, the program Black;
+/// every move legal, the end agreed. Returns the outcome by the rules.
+fn whole_game(rules: &Arc<Rules<u64>>, addr: &str) -> Outcome {
+    let mut dxp = DxpPlayer::connect(rules.clone(), addr, config()).unwrap();
+    let mut ours = depth_one(rules);
+    let record = play_game(rules, &mut ours, &mut dxp, &[], 1000);
+    let end = dxp.finish(&record).unwrap();
+    assert_eq!(record.black, "Damspel 0.1.0");
+    let game = replay(rules, &record);
+    let Ending::Rules(outcome) = &record.ending else {
+        panic!("the game did not end by the rules: {:?}", record.ending)
+    };
+    assert_eq!(game.outcome().as_ref(), Some(outcome));
+    assert!(end.agrees_with(&record.ending), "{end:?}");
+    *outcome
+}
+
 #[test]
 fn keep_listening_serves_peer_after_peer() {
     // A bot that connects for each game (pydraughts' DXP client does) needs the listener to
@@ -626,18 +643,7 @@ fn keep_listening_serves_peer_after_peer() {
     program.wait_for("dxp: waiting for the next peer");
     // Two whole games, each on a connection of its own.
     for _ in 0..2 {
-        let mut dxp = DxpPlayer::connect(rules.clone(), addr.as_str(), config()).unwrap();
-        let mut ours = depth_one(&rules);
-        let record = play_game(&rules, &mut ours, &mut dxp, &[], 1000);
-        let end = dxp.finish(&record).unwrap();
-        assert_eq!(record.black, "Damspel 0.1.0");
-        let game = replay(&rules, &record);
-        let Ending::Rules(outcome) = &record.ending else {
-            panic!("the game did not end by the rules: {:?}", record.ending)
-        };
-        assert_eq!(game.outcome().as_ref(), Some(outcome));
-        assert!(end.agrees_with(&record.ending), "{end:?}");
-        drop(dxp);
+        let outcome = whole_game(&rules, &addr);
         let result = program.wait_for("dxp: result ");
         assert!(
             result.starts_with(&format!("dxp: result {} ", outcome.result_text())),
@@ -646,6 +652,66 @@ fn keep_listening_serves_peer_after_peer() {
         program.wait_for("dxp: waiting for the next peer");
     }
     // Still listening: it leaves only when stopped.
+    assert!(
+        program.child.try_wait().unwrap().is_none(),
+        "{:?}",
+        program.stdout
+    );
+}
+
+#[test]
+fn peers_are_served_at_once() {
+    // One peer at a time, a silent peer held the port for --idle-timeout, and a bot's second
+    // game (a connection of its own) waited for its first to end.
+    let rules = international();
+    let mut program = Program::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--keep-listening",
+        "--peers",
+        "3",
+        "--depth",
+        "1",
+    ]);
+    let addr = program.listening_address();
+    let silent = std::net::TcpStream::connect(addr.as_str()).unwrap();
+    program.wait_for("dxp: [1] connection from");
+    // Two games at once beside the silent peer.
+    let games: Vec<_> = (0..2)
+        .map(|_| {
+            let (rules, addr) = (rules.clone(), addr.clone());
+            std::thread::spawn(move || whole_game(&rules, &addr))
+        })
+        .collect();
+    let mut expected: Vec<String> = games
+        .into_iter()
+        .map(|g| g.join().unwrap().result_text().to_string())
+        .collect();
+    // The two games' results, in the order they ended (`dxp: [2] result 1-0 (...)`), and
+    // their peers gone.
+    let (mut printed, mut tags, mut gone) = (Vec::new(), Vec::new(), 0);
+    while printed.len() < 2 || gone < 2 {
+        let line = program.wait_for("dxp: [");
+        let words: Vec<&str> = line.split(' ').collect();
+        match words[2] {
+            "result" => {
+                tags.push(words[1].to_string());
+                printed.push(words[3].to_string());
+            }
+            "gone;" => gone += 1,
+            _ => {}
+        }
+    }
+    tags.sort();
+    assert_eq!(tags, ["[2]", "[3]"]);
+    expected.sort();
+    printed.sort();
+    assert_eq!(printed, expected);
+    // The silent peer still holds its place; when it leaves, so is said.
+    drop(silent);
+    program.wait_for("dxp: [1] the peer closed the connection after 0 game(s)");
+    let gone = program.wait_for("dxp: [1] gone; ");
+    assert!(gone.contains(" 0 of 3 peers served"), "{gone}");
     assert!(
         program.child.try_wait().unwrap().is_none(),
         "{:?}",
@@ -670,5 +736,41 @@ fn keep_listening_without_listen_is_a_usage_error() {
             "{args:?}: {error}"
         );
         assert!(!error.contains("cannot connect"), "{args:?}: {error}");
+    }
+}
+
+#[test]
+fn peers_outside_its_range_or_without_keep_listening_is_a_usage_error() {
+    for (args, said) in [
+        (
+            &["--listen", "127.0.0.1:0", "--peers", "2"][..],
+            "--keep-listening",
+        ),
+        (
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--keep-listening",
+                "--peers",
+                "0",
+            ][..],
+            "1..=16",
+        ),
+        (
+            &[
+                "--listen",
+                "127.0.0.1:0",
+                "--keep-listening",
+                "--peers",
+                "17",
+            ][..],
+            "1..=16",
+        ),
+    ] {
+        let out = Program::start(args).finish();
+        assert!(!out.ok, "{args:?}");
+        let error = out.stderr.trim();
+        assert_eq!(error.lines().count(), 1, "{args:?}: {error}");
+        assert!(error.contains(said), "{args:?}: {error}");
     }
 }

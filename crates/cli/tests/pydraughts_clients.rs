@@ -11,7 +11,8 @@
 //! * DXP: pydraughts' DXP client plays three International games against one
 //!   `damspel dxp --listen --keep-listening`, a connection per game as bots make them, Damspel
 //!   White, Black, then White from a position of random play (`scripts/dxp_pydraughts.py`;
-//!   some 25 s).
+//!   some 25 s); then three such games at the same time against `--peers 3`, as a bot playing
+//!   several games makes them (`--at-once`; some 10 s).
 
 use std::path::Path;
 use std::process::Command;
@@ -70,6 +71,18 @@ fn pydraughts_plays_complete_8x8_games_against_damspel_hub() {
 #[test]
 fn pydraughts_dxp_client_plays_games_against_one_listening_damspel() {
     let Some(stdout) = run_script("dxp_pydraughts.py", &["3".to_string()]) else {
+        return;
+    };
+    assert!(
+        stdout.contains("3 complete games"),
+        "unexpected output:\n{stdout}"
+    );
+}
+
+#[test]
+fn pydraughts_dxp_clients_play_games_at_once_against_one_listening_damspel() {
+    let args = ["3".to_string(), "--at-once".to_string()];
+    let Some(stdout) = run_script("dxp_pydraughts.py", &args) else {
         return;
     };
     assert!(

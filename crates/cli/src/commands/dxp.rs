@@ -2,10 +2,13 @@
 //!
 //! `--listen` waits for one initiator and follows it: each GAMEREQ is answered with a GAMEACC
 //! and played with the colour it gives Damspel, until the peer closes the connection or asks to
-//! stop; with `--keep-listening` it then waits for the next initiator (one at a time), and a
-//! peer's fault ends only that peer's connection. `--connect` initiates one game: Damspel plays
-//! White from the standard start, proposing a thinking time of 75 moves at `--time` (10
-//! minutes without it) and no move limit.
+//! stop; with `--keep-listening` it then waits for the next initiator, and a peer's fault ends
+//! only that peer's connection. `--peers N` serves up to N initiators at once, each on a thread
+//! of its own with an engine of its own (a bot playing several games opens a connection for
+//! each; a peer that stays silent then holds one place, not the port); a connection over the
+//! limit waits in the listening queue until a place is free. `--connect` initiates one game:
+//! Damspel plays White from the standard start, proposing a thinking time of 75 moves at
+//! `--time` (10 minutes without it) and no move limit.
 //!
 //! Moves strictly alternate; every incoming move is checked against the rules. The side to
 //! move ends a finished game with a GAMEEND (reason from its side: 1 I give up, 2 draw, 3 I
@@ -17,8 +20,8 @@
 //! goes to standard output, one line per event, each starting with `dxp: `.
 
 use std::net::TcpListener;
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -37,6 +40,8 @@ pub struct Args<'a> {
     pub listen: Option<&'a str>,
     /// Serve peer after peer on the listening address, until interrupted.
     pub keep_listening: bool,
+    /// With `keep_listening`: how many peers are served at once.
+    pub peers: usize,
     pub connect: Option<&'a str>,
     pub time: Option<f64>,
     pub depth: Option<u32>,
@@ -53,10 +58,11 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long we wait for the answer to the GAMEEND that ends a game after a fault.
 const FAULT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Prints a line of the log. A peer's names and chat may hold control characters (a terminal
+/// Prints a line of the log, after the tag of the peer it is about (`[3] `, or nothing when one
+/// peer is served at a time). A peer's names and chat may hold control characters (a terminal
 /// would obey escape sequences): they are shown as `?`.
-fn say(line: impl AsRef<str>) {
-    println!("dxp: {}", printable(line.as_ref()));
+fn say(tag: &str, line: impl AsRef<str>) {
+    println!("dxp: {tag}{}", printable(line.as_ref()));
 }
 
 fn printable(text: &str) -> String {
@@ -87,39 +93,89 @@ fn serve<B: Bits>(rules: Arc<Rules<B>>, args: &Args) -> Result<()> {
     if let Some(addr) = args.listen {
         let listener =
             TcpListener::bind(addr).with_context(|| format!("cannot listen on {addr}"))?;
-        say(format!(
-            "listening on {} ({})",
-            listener.local_addr()?,
-            rules.variant().id
-        ));
-        loop {
-            let conn = DxpConnection::accept(&listener).context("waiting for a DXP program")?;
-            say(format!("connection from {}", conn.peer_addr()));
-            let followed =
-                Endpoint::new(rules.clone(), conn, name.clone(), args, StopCode::NextGame).follow();
-            if !args.keep_listening {
-                return followed;
-            }
-            // One peer's fault is not the next one's: said, and the listening goes on.
-            if let Err(e) = followed {
-                say(format!("error: {e:#}"));
-            }
-            say(format!(
-                "waiting for the next peer on {}",
-                listener.local_addr()?
-            ));
+        say(
+            "",
+            format!(
+                "listening on {} ({})",
+                listener.local_addr()?,
+                rules.variant().id
+            ),
+        );
+        if args.keep_listening {
+            return keep_listening(&rules, &listener, &name, args);
         }
+        let conn = DxpConnection::accept(&listener).context("waiting for a DXP program")?;
+        say("", format!("connection from {}", conn.peer_addr()));
+        Endpoint::new(rules, conn, name, args, StopCode::NextGame, String::new()).follow()
     } else {
         let addr = args.connect.expect("--listen or --connect");
         let conn =
             DxpConnection::connect(addr).with_context(|| format!("cannot connect to {addr}"))?;
-        say(format!(
-            "connected to {} ({})",
-            conn.peer_addr(),
-            rules.variant().id
-        ));
-        Endpoint::new(rules, conn, name, args, StopCode::Stop).initiate(args.time)
+        say(
+            "",
+            format!("connected to {} ({})", conn.peer_addr(), rules.variant().id),
+        );
+        Endpoint::new(rules, conn, name, args, StopCode::Stop, String::new()).initiate(args.time)
     }
+}
+
+/// Serves peer after peer, up to `args.peers` at once, until interrupted (or the listener
+/// fails). A peer's fault is said in the log and ends only its connection.
+fn keep_listening<B: Bits>(
+    rules: &Arc<Rules<B>>,
+    listener: &TcpListener,
+    name: &str,
+    args: &Args,
+) -> Result<()> {
+    let addr = listener.local_addr()?;
+    // A place per peer served at once: taken before a connection is accepted, given back when
+    // the peer is gone, so a connection over the limit waits in the listening queue.
+    let (give_back, take) = mpsc::sync_channel::<()>(args.peers);
+    for _ in 0..args.peers {
+        give_back
+            .send(())
+            .expect("the channel holds a place per peer");
+    }
+    let serving = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for number in 1usize.. {
+            take.recv().expect("this thread keeps a sender");
+            let conn = DxpConnection::accept(listener).context("waiting for a DXP program")?;
+            let tag = if args.peers > 1 {
+                format!("[{number}] ")
+            } else {
+                String::new()
+            };
+            say(&tag, format!("connection from {}", conn.peer_addr()));
+            serving.fetch_add(1, Ordering::Relaxed);
+            let endpoint = Endpoint::new(
+                rules.clone(),
+                conn,
+                name.to_string(),
+                args,
+                StopCode::NextGame,
+                tag.clone(),
+            );
+            let (give_back, serving) = (give_back.clone(), &serving);
+            scope.spawn(move || {
+                // One peer's fault is not the next one's: said, and the listening goes on.
+                if let Err(e) = endpoint.follow() {
+                    say(&tag, format!("error: {e:#}"));
+                }
+                let left = serving.fetch_sub(1, Ordering::Relaxed) - 1;
+                if args.peers == 1 {
+                    say(&tag, format!("waiting for the next peer on {addr}"));
+                } else {
+                    say(
+                        &tag,
+                        format!("gone; {left} of {} peers served on {addr}", args.peers),
+                    );
+                }
+                let _ = give_back.send(());
+            });
+        }
+        unreachable!("the peers are numbered without end")
+    })
 }
 
 /// One end of a DXP connection with Damspel's engine behind it.
@@ -133,6 +189,8 @@ struct Endpoint<B: Bits> {
     idle: Duration,
     /// The stop code of our GAMEENDs: a follower stays for more games, an initiator plays one.
     stop: StopCode,
+    /// What the log's lines about this peer start with (see `say`).
+    tag: String,
 }
 
 /// A game's time settings from the GAMEREQ.
@@ -153,6 +211,7 @@ impl<B: Bits> Endpoint<B> {
         name: String,
         args: &Args,
         stop: StopCode,
+        tag: String,
     ) -> Endpoint<B> {
         Endpoint {
             engine: Engine::new(rules.clone(), HASH_MB),
@@ -163,7 +222,12 @@ impl<B: Bits> Endpoint<B> {
             move_time: args.time.map(Duration::from_secs_f64),
             idle: args.idle,
             stop,
+            tag,
         }
+    }
+
+    fn say(&self, line: impl AsRef<str>) {
+        say(&self.tag, line);
     }
 
     fn send(&mut self, message: Message) -> Result<()> {
@@ -180,7 +244,7 @@ impl<B: Bits> Endpoint<B> {
             let message = match self.conn.receive(Some(self.idle)) {
                 Ok(m) => m,
                 Err(LinkError::Closed) => {
-                    say(format!(
+                    self.say(format!(
                         "the peer closed the connection after {games} game(s)"
                     ));
                     return Ok(());
@@ -204,16 +268,16 @@ impl<B: Bits> Endpoint<B> {
                     let stop =
                         self.play(start, request.follower_color, &request.initiator, terms)?;
                     if stop {
-                        say("the peer asked to stop");
+                        self.say("the peer asked to stop");
                         return Ok(());
                     }
                 }
-                Message::Chat(text) => say(format!("chat: {text}")),
+                Message::Chat(text) => self.say(format!("chat: {text}")),
                 Message::BackRequest(_) => {
-                    say("BACKREQ outside a game declined");
+                    self.say("BACKREQ outside a game declined");
                     self.send(Message::BackAccept(BackAcceptCode::Decline))?;
                 }
-                Message::GameEnd(_) => say("GAMEEND outside a game ignored"),
+                Message::GameEnd(_) => self.say("GAMEEND outside a game ignored"),
                 other => bail!(
                     "DXP protocol error: the peer sent {} {:?} instead of a GAMEREQ",
                     other.kind(),
@@ -233,7 +297,7 @@ impl<B: Bits> Endpoint<B> {
             0 => "no move limit".to_string(),
             n => format!("{n} moves"),
         };
-        say(format!(
+        self.say(format!(
             "game request from {:?}: Damspel plays {}, {} min, {moves}, from {start}",
             request.initiator,
             color_name(request.follower_color),
@@ -248,7 +312,7 @@ impl<B: Bits> Endpoint<B> {
         };
         if request.version != PROTOCOL_VERSION {
             self.send(accept(AcceptCode::WrongVersion))?;
-            say(format!(
+            self.say(format!(
                 "declined: protocol version {:02}, Damspel speaks {PROTOCOL_VERSION:02}",
                 request.version
             ));
@@ -257,7 +321,7 @@ impl<B: Bits> Endpoint<B> {
         match dxp::start_position(&self.rules, &request.start) {
             Err(e) => {
                 self.send(accept(AcceptCode::DeclineThisGame))?;
-                say(format!("declined: the start position is not legal: {e}"));
+                self.say(format!("declined: the start position is not legal: {e}"));
                 Ok(None)
             }
             Ok(pos) => {
@@ -284,7 +348,7 @@ impl<B: Bits> Endpoint<B> {
             start: dxp::start_of(&self.rules, &start),
         };
         self.send(Message::GameRequest(request))?;
-        say(format!(
+        self.say(format!(
             "game request sent: Damspel plays {}, {} min, no move limit",
             color_name(us),
             terms.minutes
@@ -298,7 +362,7 @@ impl<B: Bits> Endpoint<B> {
                     acc.code.digit(),
                     acc.code.meaning()
                 ),
-                Message::Chat(text) => say(format!("chat: {text}")),
+                Message::Chat(text) => self.say(format!("chat: {text}")),
                 other => bail!(
                     "DXP protocol error: the peer answered the GAMEREQ with {} {:?}",
                     other.kind(),
@@ -346,7 +410,7 @@ impl<B: Bits> Endpoint<B> {
             Color::White => (self.name.as_str(), peer),
             Color::Black => (peer, self.name.as_str()),
         };
-        say(format!("game starts: {white} (white) - {black} (black)"));
+        self.say(format!("game starts: {white} (white) - {black} (black)"));
         loop {
             if game.position().side_to_move() == us {
                 if let Some(outcome) = game.outcome() {
@@ -357,8 +421,8 @@ impl<B: Bits> Endpoint<B> {
                 }
                 if terms.moves > 0 && game.moves().len() >= 2 * terms.moves as usize {
                     let limit = terms.moves;
-                    return self.end_game(EndReason::Unspecified, |_| {
-                        say(format!("result * (the limit of {limit} moves is reached)"));
+                    return self.end_game(EndReason::Unspecified, |this| {
+                        this.say(format!("result * (the limit of {limit} moves is reached)"));
                     });
                 }
                 let our_moves = game
@@ -377,7 +441,7 @@ impl<B: Bits> Endpoint<B> {
                 let text = format_move(&rules, game.position(), &mv);
                 let seconds = elapsed.as_secs().min(9999) as u16;
                 self.send(Message::Move(dxp::encode_move(geometry, &mv, seconds)))?;
-                say(ply_line(&game, start_side, &text, "damspel"));
+                self.say(ply_line(&game, start_side, &text, "damspel"));
                 game.play_unchecked(&mv);
                 continue;
             }
@@ -408,7 +472,7 @@ impl<B: Bits> Endpoint<B> {
                     if let Some(outcome) = game.outcome() {
                         // The peer moved on in a game the rules have ended: as the peer sees
                         // it, it is our turn, so we end the game.
-                        say(format!(
+                        self.say(format!(
                             "the peer played {} after the end of the game ({outcome})",
                             dxp::describe_move(&m)
                         ));
@@ -418,7 +482,7 @@ impl<B: Bits> Endpoint<B> {
                     match dxp::decode_move(geometry, &game.legal_moves(), &m) {
                         Ok(mv) => {
                             let text = format_move(&rules, game.position(), &mv);
-                            say(ply_line(&game, start_side, &text, "peer"));
+                            self.say(ply_line(&game, start_side, &text, "peer"));
                             game.play_unchecked(&mv);
                         }
                         Err(e) => {
@@ -434,14 +498,14 @@ impl<B: Bits> Endpoint<B> {
                         reason: EndReason::Unspecified,
                         stop: self.stop,
                     }))?;
-                    say(format!(
+                    self.say(format!(
                         "GAMEEND received ({}), answered",
                         end.reason.meaning()
                     ));
                     self.result_after_peer_end(&game, us, end.reason);
                     return Ok(end.stop == StopCode::Stop);
                 }
-                Message::Chat(text) => say(format!("chat: {text}")),
+                Message::Chat(text) => self.say(format!("chat: {text}")),
                 Message::BackRequest(request) => self.take_back(&mut game, start_side, request)?,
                 other => {
                     return Err(self.abandon(format!(
@@ -496,15 +560,15 @@ impl<B: Bits> Endpoint<B> {
             reason,
             stop: self.stop,
         }))?;
-        say(format!("GAMEEND sent ({})", reason.meaning()));
+        self.say(format!("GAMEEND sent ({})", reason.meaning()));
         loop {
             match self.conn.receive(Some(ANSWER_TIMEOUT)) {
                 Ok(Message::GameEnd(answer)) => {
-                    say("GAMEEND answered");
+                    self.say("GAMEEND answered");
                     report(self);
                     return Ok(answer.stop == StopCode::Stop);
                 }
-                Ok(Message::Chat(text)) => say(format!("chat: {text}")),
+                Ok(Message::Chat(text)) => self.say(format!("chat: {text}")),
                 Ok(Message::BackRequest(_)) => {
                     self.send(Message::BackAccept(BackAcceptCode::Decline))?
                 }
@@ -519,7 +583,7 @@ impl<B: Bits> Endpoint<B> {
     }
 
     fn result_by_rules(&self, outcome: &Outcome) {
-        say(format!("result {} ({outcome})", outcome.result_text()));
+        self.say(format!("result {} ({outcome})", outcome.result_text()));
     }
 
     /// The result when the peer ended the game: the rules' result if the game is over by the
@@ -537,7 +601,8 @@ impl<B: Bits> Endpoint<B> {
             };
             if claimed.is_some_and(|c| c != by_rules) {
                 eprintln!(
-                    "dxp: warning: the peer ended the game with \"{}\" but the rules say: {outcome}",
+                    "dxp: {}warning: the peer ended the game with \"{}\" but the rules say: {outcome}",
+                    self.tag,
                     reason.meaning()
                 );
             }
@@ -564,7 +629,7 @@ impl<B: Bits> Endpoint<B> {
             Some(_) => ("1/2-1/2", "the peer ended the game as a draw".to_string()),
             None => ("*", "the peer ended the game without a reason".to_string()),
         };
-        say(format!("result {text} ({why})"));
+        self.say(format!("result {text} ({why})"));
     }
 
     /// Takes moves back to the position a BACKREQ names, if the game has it.
@@ -585,11 +650,11 @@ impl<B: Bits> Endpoint<B> {
                     game.undo();
                 }
                 self.send(Message::BackAccept(BackAcceptCode::Accept))?;
-                say(format!("take-back to {wanted} accepted"));
+                self.say(format!("take-back to {wanted} accepted"));
             }
             None => {
                 self.send(Message::BackAccept(BackAcceptCode::Decline))?;
-                say(format!(
+                self.say(format!(
                     "take-back to {wanted} declined: the game has no such position"
                 ));
             }
@@ -611,12 +676,12 @@ impl<B: Bits> Endpoint<B> {
             stop: StopCode::Stop,
         };
         if self.conn.send(&Message::GameEnd(end)).is_ok() {
-            say("GAMEEND sent (the peer's fault)");
+            self.say("GAMEEND sent (the peer's fault)");
             let deadline = Instant::now() + FAULT_TIMEOUT;
             while let Some(left) = deadline.checked_duration_since(Instant::now()) {
                 match self.conn.receive(Some(left)) {
                     Ok(Message::GameEnd(_)) => {
-                        say("GAMEEND answered");
+                        self.say("GAMEEND answered");
                         break;
                     }
                     Ok(_) => {}

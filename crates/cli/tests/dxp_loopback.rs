@@ -53,9 +53,24 @@ struct Finished {
 
 impl Program {
     fn start(args: &[&str]) -> Program {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
-            .arg("dxp")
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_damspel"));
+        command.arg("dxp").args(args);
+        Program::spawn(command)
+    }
+
+    /// `damspel dxp ARGS` run by `sh` after `ulimit -n FILES`: at most that many open files.
+    fn start_with_open_files(files: usize, args: &[&str]) -> Program {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -n {files} && exec \"$0\" dxp \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_damspel"))
+            .args(args);
+        Program::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Program {
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -712,6 +727,47 @@ fn peers_are_served_at_once() {
     program.wait_for("dxp: [1] the peer closed the connection after 0 game(s)");
     let gone = program.wait_for("dxp: [1] gone; ");
     assert!(gone.contains(" 0 of 3 peers served"), "{gone}");
+    assert!(
+        program.child.try_wait().unwrap().is_none(),
+        "{:?}",
+        program.stdout
+    );
+}
+
+#[test]
+fn a_connection_that_cannot_be_taken_does_not_end_the_listening() {
+    // With no file descriptor left, taking a connection fails (EMFILE); the listener ended
+    // with that error, and every peer being served with it.
+    let mut program = Program::start_with_open_files(
+        8,
+        &[
+            "--listen",
+            "127.0.0.1:0",
+            "--keep-listening",
+            "--peers",
+            "16",
+            "--depth",
+            "1",
+        ],
+    );
+    let addr = program.listening_address();
+    // Silent peers until one cannot be taken.
+    let mut silent = Vec::new();
+    for _ in 0..8 {
+        silent.push(std::net::TcpStream::connect(addr.as_str()).unwrap());
+    }
+    let error = program.wait_for("dxp: error: cannot take a connection");
+    assert!(error.contains("open files"), "{error}");
+    // Descriptors come back as the peers leave; those that waited are taken, and a whole game
+    // is played on a connection made after.
+    drop(silent);
+    program.wait_for("dxp: [8] gone; ");
+    let outcome = whole_game(&international(), &addr);
+    let result = program.wait_for("dxp: [9] result ");
+    assert!(
+        result.starts_with(&format!("dxp: [9] result {} ", outcome.result_text())),
+        "{result} for {outcome}"
+    );
     assert!(
         program.child.try_wait().unwrap().is_none(),
         "{:?}",

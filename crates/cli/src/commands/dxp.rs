@@ -57,6 +57,8 @@ const WATCH_INTERVAL: Duration = Duration::from_millis(20);
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long we wait for the answer to the GAMEEND that ends a game after a fault.
 const FAULT_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long the listener waits after failing to take a connection before it tries again.
+const ACCEPT_RETRY: Duration = Duration::from_millis(100);
 
 /// Prints a line of the log, after the tag of the peer it is about (`[3] `, or nothing when one
 /// peer is served at a time). A peer's names and chat may hold control characters (a terminal
@@ -119,8 +121,8 @@ fn serve<B: Bits>(rules: Arc<Rules<B>>, args: &Args) -> Result<()> {
     }
 }
 
-/// Serves peer after peer, up to `args.peers` at once, until interrupted (or the listener
-/// fails). A peer's fault is said in the log and ends only its connection.
+/// Serves peer after peer, up to `args.peers` at once, until interrupted. A peer's fault, or a
+/// connection that cannot be taken, is said in the log and the listening goes on.
 fn keep_listening<B: Bits>(
     rules: &Arc<Rules<B>>,
     listener: &TcpListener,
@@ -137,44 +139,58 @@ fn keep_listening<B: Bits>(
             .expect("the channel holds a place per peer");
     }
     let serving = AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        for number in 1usize.. {
-            take.recv().expect("this thread keeps a sender");
-            let conn = DxpConnection::accept(listener).context("waiting for a DXP program")?;
-            let tag = if args.peers > 1 {
-                format!("[{number}] ")
+    let (mut number, mut failures) = (0, 0u64);
+    std::thread::scope(|scope| loop {
+        take.recv().expect("this thread keeps a sender");
+        let conn = match DxpConnection::accept(listener) {
+            Ok(conn) => conn,
+            Err(e) => {
+                // A connection reset before it was taken, or no descriptor left for a
+                // while: no reason to stop serving the peers that come next. Said once, and
+                // then every hundredth time while it lasts.
+                if failures % 100 == 0 {
+                    say("", format!("error: cannot take a connection: {e}"));
+                }
+                failures += 1;
+                give_back.send(()).expect("the place just taken is free");
+                std::thread::sleep(ACCEPT_RETRY);
+                continue;
+            }
+        };
+        failures = 0;
+        number += 1;
+        let tag = if args.peers > 1 {
+            format!("[{number}] ")
+        } else {
+            String::new()
+        };
+        say(&tag, format!("connection from {}", conn.peer_addr()));
+        serving.fetch_add(1, Ordering::Relaxed);
+        let endpoint = Endpoint::new(
+            rules.clone(),
+            conn,
+            name.to_string(),
+            args,
+            StopCode::NextGame,
+            tag.clone(),
+        );
+        let (give_back, serving) = (give_back.clone(), &serving);
+        scope.spawn(move || {
+            // One peer's fault is not the next one's: said, and the listening goes on.
+            if let Err(e) = endpoint.follow() {
+                say(&tag, format!("error: {e:#}"));
+            }
+            let left = serving.fetch_sub(1, Ordering::Relaxed) - 1;
+            if args.peers == 1 {
+                say(&tag, format!("waiting for the next peer on {addr}"));
             } else {
-                String::new()
-            };
-            say(&tag, format!("connection from {}", conn.peer_addr()));
-            serving.fetch_add(1, Ordering::Relaxed);
-            let endpoint = Endpoint::new(
-                rules.clone(),
-                conn,
-                name.to_string(),
-                args,
-                StopCode::NextGame,
-                tag.clone(),
-            );
-            let (give_back, serving) = (give_back.clone(), &serving);
-            scope.spawn(move || {
-                // One peer's fault is not the next one's: said, and the listening goes on.
-                if let Err(e) = endpoint.follow() {
-                    say(&tag, format!("error: {e:#}"));
-                }
-                let left = serving.fetch_sub(1, Ordering::Relaxed) - 1;
-                if args.peers == 1 {
-                    say(&tag, format!("waiting for the next peer on {addr}"));
-                } else {
-                    say(
-                        &tag,
-                        format!("gone; {left} of {} peers served on {addr}", args.peers),
-                    );
-                }
-                let _ = give_back.send(());
-            });
-        }
-        unreachable!("the peers are numbered without end")
+                say(
+                    &tag,
+                    format!("gone; {left} of {} peers served on {addr}", args.peers),
+                );
+            }
+            let _ = give_back.send(());
+        });
     })
 }
 

@@ -80,7 +80,21 @@ pub fn play_game<B: Bits>(
     }
     white.new_game();
     black.new_game();
+    let started = white
+        .start_game(Color::White, opening)
+        .map_err(|reason| (Color::White, reason))
+        .and_then(|()| {
+            black
+                .start_game(Color::Black, opening)
+                .map_err(|reason| (Color::Black, reason))
+        });
     let ending = loop {
+        if let Err((loser, reason)) = &started {
+            break Ending::Forfeit {
+                loser: *loser,
+                reason: reason.clone(),
+            };
+        }
         if let Some(outcome) = game.outcome() {
             break Ending::Rules(outcome);
         }
@@ -114,11 +128,14 @@ pub fn play_game<B: Bits>(
             }
         }
     };
-    GameRecord {
+    let record = GameRecord {
         white: white.name(),
         black: black.name(),
         opening: opening.to_vec(),
         moves: game.moves()[opening.len()..].to_vec(),
         ending,
-    }
+    };
+    white.end_game(&record);
+    black.end_game(&record);
+    record
 }

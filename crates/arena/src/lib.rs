@@ -1,8 +1,9 @@
 //! Matches between players: Damspel engines with their options, a random mover, external Hub
 //! engines (`HubPlayer` runs the engine's process) and DXP peers (`DxpPlayer` owns the TCP
-//! connection). Openings are played twice with colours swapped; results come with the Elo
+//! connection; `DxpMatchPlayer` connects to a listening program and agrees each game with it). Openings are played twice with colours swapped; results come with the Elo
 //! difference and its 95% error. Nothing here prints: the command line does.
 
+pub mod dxp_match;
 pub mod dxp_player;
 pub mod game;
 pub mod hub_player;
@@ -11,6 +12,7 @@ pub mod player;
 pub mod runner;
 pub mod stats;
 
+pub use dxp_match::DxpMatchPlayer;
 pub use dxp_player::{DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError};
 pub use game::{play_game, Ending, GameRecord};
 pub use hub_player::HubPlayer;

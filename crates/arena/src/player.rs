@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Level, Limits, Silent, Weights};
-use damspel_rules::{Bits, Game, Move, Rules};
+use damspel_rules::{Bits, Color, Game, Move, Rules};
+
+use crate::game::GameRecord;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
@@ -35,8 +37,18 @@ pub trait Player<B: Bits>: Send {
     /// A new game starts (clear learnt state).
     fn new_game(&mut self) {}
 
+    /// The game about to be played: this player plays `color` after `opening` (moves from the
+    /// start). A player that must agree on the game with a program of its own (a DXP peer)
+    /// does so here; an error forfeits the game.
+    fn start_game(&mut self, _color: Color, _opening: &[Move<B>]) -> Result<(), Forfeit> {
+        Ok(())
+    }
+
     /// The move to play in the game's current position (which has a legal move).
     fn choose(&mut self, game: &Game<B>) -> Result<Move<B>, Forfeit>;
+
+    /// The game is over, as `record` says (a DXP peer is sent the last move and the GAMEEND).
+    fn end_game(&mut self, _record: &GameRecord<B>) {}
 }
 
 /// Damspel's engine with fixed limits.

@@ -219,8 +219,9 @@ enum Command {
         /// Variant id or alias.
         id: String,
         /// A player: `damspel[:depth=D,time=S,weights=FILE,level=N,tb=DIR|none]` (level 1 to 8;
-        /// tb: its own endgame tables, or none), `random`, or `hub:COMMAND` for an external Hub
-        /// engine (e.g. "hub:dame hub"). Give it twice.
+        /// tb: its own endgame tables, or none), `random`, `hub:COMMAND` for an external Hub
+        /// engine (e.g. "hub:dame hub"), or `dxp:HOST:PORT` for a program listening for DXP
+        /// (10x10 variants). Give it twice.
         #[arg(long = "engine", value_name = "SPEC")]
         engines: Vec<String>,
         /// Number of games (each opening is played twice, colours swapped): 1 to 1000000.

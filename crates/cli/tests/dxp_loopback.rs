@@ -1,6 +1,7 @@
 //! `damspel dxp` on loopback against the match runner's DXP side (`damspel_arena::DxpPlayer`):
 //! the real binary as a child process, whole International games through `play_game`, and a
-//! peer that sends an illegal move or a malformed message.
+//! peer that sends an illegal move or a malformed message; and `damspel match --engine dxp:ADDR`
+//! against the listening program.
 
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
@@ -773,6 +774,142 @@ fn a_connection_that_cannot_be_taken_does_not_end_the_listening() {
         "{:?}",
         program.stdout
     );
+}
+
+/// `damspel ARGS`: its standard output, standard error and success.
+fn damspel(args: &[&str]) -> (String, String, bool) {
+    let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn a_match_against_a_listening_program() {
+    // `damspel match --engine dxp:ADDR` proposes each game, its opening played, to a program
+    // listening for DXP; here two at a time, on two connections, each kept for its next game.
+    let mut program = Program::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--keep-listening",
+        "--peers",
+        "2",
+        "--depth",
+        "1",
+    ]);
+    let addr = program.listening_address();
+    let pdn = std::env::temp_dir().join(format!("dxp-match-{}.pdn", std::process::id()));
+    let engine = format!("dxp:{addr}");
+    let (stdout, stderr, ok) = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "damspel:depth=2",
+        "--engine",
+        &engine,
+        "--games",
+        "6",
+        "--concurrency",
+        "2",
+        "--openings",
+        "4",
+        "--json",
+        "--pdn",
+        pdn.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["games"], 6, "{stdout}");
+    assert_eq!(result["forfeits"], serde_json::json!([]), "{stdout}");
+    // Each game's result as the match recorded it and as the listening program logged it.
+    let text = std::fs::read_to_string(&pdn).unwrap();
+    let _ = std::fs::remove_file(&pdn);
+    let mut recorded: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("[Result \""))
+        .map(|l| {
+            // International games are scored 2-0, 1-1, 0-2 in PDN (FMJD).
+            match l.trim_end_matches("\"]") {
+                "2-0" => "1-0",
+                "0-2" => "0-1",
+                "1-1" => "1/2-1/2",
+                other => other,
+            }
+            .to_string()
+        })
+        .collect();
+    let mut logged = Vec::new();
+    while logged.len() < 6 {
+        let line = program.wait_for("dxp: [");
+        let words: Vec<&str> = line.split(' ').collect();
+        if words[2] == "result" {
+            logged.push(words[3].to_string());
+        }
+    }
+    recorded.sort();
+    logged.sort();
+    assert_eq!(recorded, logged);
+    // Both connections served three games each: two peers in all.
+    assert!(
+        !program.stdout.iter().any(|l| l.starts_with("dxp: [3]")),
+        "{:?}",
+        program.stdout
+    );
+}
+
+#[test]
+fn dxp_players_of_a_match_are_checked() {
+    for (args, said) in [
+        (
+            &["international", "--engine", "dxp:nowhere"][..],
+            "HOST:PORT",
+        ),
+        (
+            &["international", "--engine", "dxp:127.0.0.1:99999"][..],
+            "HOST:PORT",
+        ),
+        (&["russian", "--engine", "dxp:127.0.0.1:27531"][..], "10x10"),
+    ] {
+        let mut all = vec!["match", args[0], "--engine", "random", args[1], args[2]];
+        all.extend(["--games", "2"]);
+        let (_, stderr, ok) = damspel(&all);
+        assert!(!ok, "{args:?}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+    }
+    // Nobody listening: every game forfeited, saying why; the match still reports.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    drop(listener);
+    let engine = format!("dxp:{addr}");
+    let (stdout, stderr, ok) = damspel(&[
+        "match",
+        "international",
+        "--engine",
+        "random",
+        "--engine",
+        &engine,
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert!(ok, "{stderr}");
+    let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let forfeits = result["forfeits"].as_array().unwrap();
+    assert_eq!(forfeits.len(), 2, "{stdout}");
+    for f in forfeits {
+        assert!(
+            f.as_str()
+                .unwrap()
+                .contains(&format!("cannot connect to {addr}")),
+            "{f}"
+        );
+    }
 }
 
 #[test]

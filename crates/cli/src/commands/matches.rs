@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use damspel_arena::{
-    random_openings, read_openings, run_match, EnginePlayer, Finished, HubPlayer, MatchConfig,
-    Player, PlayerFactory, RandomPlayer,
+    random_openings, read_openings, run_match, DxpConfig, DxpMatchPlayer, EnginePlayer, Finished,
+    HubPlayer, MatchConfig, Player, PlayerFactory, RandomPlayer,
 };
 use damspel_engine::{Level, Limits, Weights};
 use damspel_notation::pdn::{GameResult, PdnGame};
@@ -51,6 +51,10 @@ pub enum Spec {
         command: String,
         label: String,
     },
+    /// A program listening for DXP at this address (HOST:PORT), asked for each game.
+    Dxp {
+        addr: String,
+    },
 }
 
 /// Which endgame tables an engine probes.
@@ -70,7 +74,8 @@ pub(crate) const MAX_WEIGHTS_FILE_LEN: usize = 1 << 20;
 const MAX_OPENINGS_FILE_LEN: usize = 16 << 20;
 
 /// Parses `damspel`, `damspel:depth=2`, `damspel:time=0.1,weights=FILE`, `damspel:level=3`,
-/// `damspel:tb=none` (or `tb=DIR`), `random`, `hub:COMMAND` (e.g. `hub:dame hub`).
+/// `damspel:tb=none` (or `tb=DIR`), `random`, `hub:COMMAND` (e.g. `hub:dame hub`),
+/// `dxp:HOST:PORT` (e.g. `dxp:127.0.0.1:27531`).
 pub fn parse_spec(text: &str) -> Result<Spec> {
     let (kind, options) = text.split_once(':').unwrap_or((text, ""));
     match kind {
@@ -80,6 +85,17 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
         "hub" => Ok(Spec::Hub {
             command: options.trim().to_string(),
             label: text.to_string(),
+        }),
+        "dxp"
+            if options
+                .trim()
+                .rsplit_once(':')
+                .is_none_or(|(host, port)| host.is_empty() || port.parse::<u16>().is_err()) =>
+        {
+            bail!("`dxp:` needs the address of a program listening for DXP, HOST:PORT, e.g. `dxp:127.0.0.1:27531`")
+        }
+        "dxp" => Ok(Spec::Dxp {
+            addr: options.trim().to_string(),
         }),
         "random" if options.is_empty() => Ok(Spec::Random),
         "random" => bail!("`random` takes no options (got `{options}`)"),
@@ -136,7 +152,7 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
             })
         }
         other => {
-            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE,level=N,tb=DIR], random or hub:COMMAND")
+            bail!("unknown engine `{other}`: use damspel[:depth=D,time=S,weights=FILE,level=N,tb=DIR], random, hub:COMMAND or dxp:HOST:PORT")
         }
     }
 }
@@ -194,6 +210,29 @@ fn factory<B: Bits>(
             }
             Arc::new(move |_| {
                 Box::new(HubPlayer::<B>::new(label.clone(), &command, level)) as Box<dyn Player<B>>
+            })
+        }
+        Spec::Dxp { addr } => {
+            damspel_protocol::dxp::check_variant(rules.variant())
+                .map_err(|e| anyhow::anyhow!("dxp:{addr}: {e}"))?;
+            // The thinking time proposed: 75 moves at --time (10 minutes without it), as
+            // `damspel dxp --connect` proposes; the peer may take all of it, and a minute more.
+            let minutes = args
+                .time
+                .map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16);
+            let config = DxpConfig {
+                name: format!("Damspel {}", env!("CARGO_PKG_VERSION")),
+                minutes,
+                moves: 0,
+                move_timeout: Duration::from_secs(minutes as u64 * 60 + 60),
+            };
+            let rules = rules.clone();
+            Arc::new(move |_| {
+                Box::new(DxpMatchPlayer::new(
+                    rules.clone(),
+                    addr.clone(),
+                    config.clone(),
+                )) as Box<dyn Player<B>>
             })
         }
         Spec::Damspel {

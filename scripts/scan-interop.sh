@@ -6,7 +6,9 @@
 #      draughts (Scan's `normal` and `killer`); no game may be forfeited (an illegal move either
 #      way, or a protocol fault, forfeits it).
 #   2. DXP, Scan listening and following: `damspel dxp --connect` plays one game to the end.
-#   3. DXP, Damspel listening: Scan initiates its endless match (a game request after every
+#   3. DXP match: `damspel match --engine dxp:ADDR` against Scan following, GAMES games from
+#      random openings (set-up GAMEREQs) on one connection; no game may be forfeited.
+#   4. DXP, Damspel listening: Scan initiates its endless match (a game request after every
 #      game, colours switched, 40 moves a game so that both the rules' ends and the move limit
 #      come up) until Damspel has logged GAMES results.
 #
@@ -93,7 +95,28 @@ grep -q "^dxp: result " "$WORK/damspel-connect.log" \
     || fail "dxp: no result logged" "$WORK/damspel-connect.log" "$WORK/scan-follow.log"
 echo "dxp, Scan following: $(grep -c ' (peer)$' "$WORK/damspel-connect.log") moves of Scan's, $(grep '^dxp: result ' "$WORK/damspel-connect.log")"
 
-# 3. DXP, Damspel listening, Scan initiating game after game.
+# 3. A DXP match, Scan following.
+port=$(free_port)
+dir=$(scan_copy match dxp-server true dxp-initiator false dxp-port "$port")
+(cd "$dir" && exec timeout $((120 * GAMES)) ./scan dxp > "$WORK/scan-match.log" 2>&1) &
+PIDS+=($!)
+sleep 1
+log=$WORK/dxp-match.json
+timeout $((120 * GAMES)) "$DAMSPEL" match international --engine damspel:depth=3 \
+    --engine "dxp:127.0.0.1:$port" --games "$GAMES" --time 0.05 --openings 4 --json \
+    > "$log" 2> "$WORK/dxp-match.err" \
+    || fail "dxp match: the match failed" "$log" "$WORK/dxp-match.err" "$WORK/scan-match.log"
+python3 - "$log" "$GAMES" <<'EOF' || fail "dxp match: games forfeited or missing" "$log" "$WORK/scan-match.log"
+import json, sys
+result = json.load(open(sys.argv[1]))
+games = int(sys.argv[2])
+print(f"dxp match: {result['games']} games against Scan following, "
+      f"Damspel +{result['wins']} ={result['draws']} -{result['losses']}, "
+      f"{len(result['forfeits'])} forfeited")
+sys.exit(0 if result["games"] == games and not result["forfeits"] else 1)
+EOF
+
+# 4. DXP, Damspel listening, Scan initiating game after game.
 port=$(free_port)
 "$DAMSPEL" dxp --listen "127.0.0.1:$port" --keep-listening --time 0.05 > "$WORK/damspel-listen.log" 2>&1 &
 PIDS+=($!)

@@ -66,7 +66,9 @@ pub struct GameRecord<B: Bits> {
     pub ending: Ending,
 }
 
-/// Plays the opening, then lets the players move until the game ends.
+/// Plays the opening, then lets the players move until the game ends. Each player is told of
+/// the game before it starts (`start_game`: one that fails to agree on it forfeits) and of the
+/// record after it ends (`end_game`).
 pub fn play_game<B: Bits>(
     rules: &Arc<Rules<B>>,
     white: &mut dyn Player<B>,

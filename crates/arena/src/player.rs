@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use damspel_engine::{Engine, Level, Limits, Silent, Weights};
 use damspel_rules::{Bits, Color, Game, Move, Rules};
-
-use crate::game::GameRecord;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
+
+use crate::game::GameRecord;
 
 /// Why a player lost a game without it being played out.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -63,6 +63,19 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
+# Says what the match of `damspel match --json` output FILE gave (under LABEL); fails unless
+# it played GAMES games and none was forfeited.
+match_played() {
+    python3 - "$1" "$2" "$GAMES" <<'EOF'
+import json, sys
+label, result, games = sys.argv[1], json.load(open(sys.argv[2])), int(sys.argv[3])
+print(f"{label}: {result['games']} games against Scan ({result['variant']}), "
+      f"Damspel +{result['wins']} ={result['draws']} -{result['losses']}, "
+      f"{len(result['forfeits'])} forfeited")
+sys.exit(0 if result["games"] == games and not result["forfeits"] else 1)
+EOF
+}
+
 # 1. Hub.
 hub_dir=$(scan_copy hub)
 printf '#!/bin/sh\ncd "%s" && exec ./scan hub\n' "$hub_dir" > "$WORK/scan-hub"
@@ -72,15 +85,7 @@ for variant in international killer; do
     timeout 1800 "$DAMSPEL" match "$variant" --engine damspel:depth=3 --engine "hub:$WORK/scan-hub" \
         --games "$GAMES" --time 0.05 --openings 8 --json > "$log" 2> "$WORK/hub-$variant.err" \
         || fail "hub $variant: the match failed" "$log" "$WORK/hub-$variant.err"
-    python3 - "$log" "$GAMES" <<'EOF' || fail "hub $variant: games forfeited or missing" "$log"
-import json, sys
-result = json.load(open(sys.argv[1]))
-games = int(sys.argv[2])
-print(f"hub {result['variant']}: {result['games']} games against Scan, "
-      f"Damspel +{result['wins']} ={result['draws']} -{result['losses']}, "
-      f"{len(result['forfeits'])} forfeited")
-sys.exit(0 if result["games"] == games and not result["forfeits"] else 1)
-EOF
+    match_played "hub $variant" "$log" || fail "hub $variant: games forfeited or missing" "$log"
 done
 
 # 2. DXP, Scan listening and following.
@@ -106,15 +111,8 @@ timeout $((120 * GAMES)) "$DAMSPEL" match international --engine damspel:depth=3
     --engine "dxp:127.0.0.1:$port" --games "$GAMES" --time 0.05 --openings 4 --json \
     > "$log" 2> "$WORK/dxp-match.err" \
     || fail "dxp match: the match failed" "$log" "$WORK/dxp-match.err" "$WORK/scan-match.log"
-python3 - "$log" "$GAMES" <<'EOF' || fail "dxp match: games forfeited or missing" "$log" "$WORK/scan-match.log"
-import json, sys
-result = json.load(open(sys.argv[1]))
-games = int(sys.argv[2])
-print(f"dxp match: {result['games']} games against Scan following, "
-      f"Damspel +{result['wins']} ={result['draws']} -{result['losses']}, "
-      f"{len(result['forfeits'])} forfeited")
-sys.exit(0 if result["games"] == games and not result["forfeits"] else 1)
-EOF
+match_played "dxp match, Scan following" "$log" \
+    || fail "dxp match: games forfeited or missing" "$log" "$WORK/scan-match.log"
 
 # 4. DXP, Damspel listening, Scan initiating game after game.
 port=$(free_port)

@@ -90,13 +90,32 @@ pub fn play_game<B: Bits>(
                 .start_game(Color::Black, opening)
                 .map_err(|reason| (Color::Black, reason))
         });
-    let ending = loop {
-        if let Err((loser, reason)) = &started {
-            break Ending::Forfeit {
-                loser: *loser,
-                reason: reason.clone(),
-            };
-        }
+    let ending = match started {
+        Err((loser, reason)) => Ending::Forfeit { loser, reason },
+        Ok(()) => play_out(rules, &mut game, white, black, max_plies),
+    };
+    let record = GameRecord {
+        white: white.name(),
+        black: black.name(),
+        opening: opening.to_vec(),
+        moves: game.moves()[opening.len()..].to_vec(),
+        ending,
+    };
+    white.end_game(&record);
+    black.end_game(&record);
+    record
+}
+
+/// Lets the players move from `game` until the rules end it, a player fails, or `max_plies`
+/// plies have been played.
+fn play_out<B: Bits>(
+    rules: &Arc<Rules<B>>,
+    game: &mut Game<B>,
+    white: &mut dyn Player<B>,
+    black: &mut dyn Player<B>,
+    max_plies: usize,
+) -> Ending {
+    loop {
         if let Some(outcome) = game.outcome() {
             break Ending::Rules(outcome);
         }
@@ -109,7 +128,7 @@ pub fn play_game<B: Bits>(
         } else {
             &mut *black
         };
-        match player.choose(&game) {
+        match player.choose(game) {
             Ok(mv) => {
                 if !game.play(&mv) {
                     break Ending::Forfeit {
@@ -129,15 +148,5 @@ pub fn play_game<B: Bits>(
                 }
             }
         }
-    };
-    let record = GameRecord {
-        white: white.name(),
-        black: black.name(),
-        opening: opening.to_vec(),
-        moves: game.moves()[opening.len()..].to_vec(),
-        ending,
-    };
-    white.end_game(&record);
-    black.end_game(&record);
-    record
+    }
 }

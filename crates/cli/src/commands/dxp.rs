@@ -352,7 +352,7 @@ impl<B: Bits> Endpoint<B> {
         let us = Color::White;
         let start = Position::start(&self.rules);
         let terms = Terms {
-            minutes: time.map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16),
+            minutes: proposed_minutes(time),
             moves: 0,
         };
         let request = GameRequest {
@@ -707,6 +707,12 @@ impl<B: Bits> Endpoint<B> {
         }
         anyhow!(why)
     }
+}
+
+/// The thinking time an initiator proposes in its GAMEREQ (minutes for the whole game): 75
+/// moves at `time` seconds a move, or 10 minutes without it.
+pub(crate) fn proposed_minutes(time: Option<f64>) -> u16 {
+    time.map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16)
 }
 
 /// `12. 32-28 (peer)` or `12... 19-23 (damspel)`: the move about to be played in `game`.

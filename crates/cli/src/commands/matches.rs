@@ -215,11 +215,9 @@ fn factory<B: Bits>(
         Spec::Dxp { addr } => {
             damspel_protocol::dxp::check_variant(rules.variant())
                 .map_err(|e| anyhow::anyhow!("dxp:{addr}: {e}"))?;
-            // The thinking time proposed: 75 moves at --time (10 minutes without it), as
-            // `damspel dxp --connect` proposes; the peer may take all of it, and a minute more.
-            let minutes = args
-                .time
-                .map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16);
+            // The thinking time `damspel dxp --connect` proposes; the peer may take all of it,
+            // and a minute more.
+            let minutes = super::dxp::proposed_minutes(args.time);
             let config = DxpConfig {
                 name: format!("Damspel {}", env!("CARGO_PKG_VERSION")),
                 minutes,

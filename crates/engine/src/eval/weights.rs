@@ -148,7 +148,8 @@ impl Weights {
         }
         for (phase, table) in [("opening", &parsed.opening), ("endgame", &parsed.endgame)] {
             for (name, value) in FEATURES.iter().zip(table.to_array()) {
-                if value.abs() > MAX_WEIGHT {
+                // Not `abs()`: i32::MIN's wraps to itself in a release build and passed.
+                if !(-MAX_WEIGHT..=MAX_WEIGHT).contains(&value) {
                     return Err(invalid(format!(
                         "{phase}.{name} = {value}: a weight is from -{MAX_WEIGHT} to \
                          {MAX_WEIGHT} (centi-men per feature unit)"
@@ -212,7 +213,9 @@ mod tests {
             (MAX_WEIGHT, true),
             (-MAX_WEIGHT, true),
             (MAX_WEIGHT + 1, false),
+            (-MAX_WEIGHT - 1, false),
             (i32::MAX, false),
+            (i32::MIN, false),
         ] {
             let edited = text.replacen(line, &format!("mobility = {value}"), 1);
             let read = Weights::from_toml("w.toml", &edited, id);

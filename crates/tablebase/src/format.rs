@@ -155,6 +155,9 @@ impl Reader<'_> {
     }
 }
 
+/// The most blocks a table has (2^32 slots of `BLOCK`), so the most bytes its header takes.
+pub const MAX_HEADER: usize = FIXED + 8 * ((1usize << 32) / BLOCK);
+
 /// Reads and checks a header: magic, version, checksum, the expected variant and signature.
 /// `bytes` is the whole file.
 pub fn decode_header(
@@ -163,14 +166,35 @@ pub fn decode_header(
     variant_hash: u64,
     material: Option<Material>,
 ) -> Result<Header, Error> {
+    let sum = (bytes.len() >= 8).then(|| {
+        let (data, sum) = bytes.split_at(bytes.len() - 8);
+        (
+            xxh3_64(data),
+            u64::from_le_bytes(sum.try_into().expect("8 bytes")),
+        )
+    });
+    parse_header(path, bytes, bytes.len() as u64, sum, variant_hash, material)
+}
+
+/// Checks a header from the first bytes of a file (`head`, at least the header's, or the whole
+/// file) and the file's length; `sum` is the checksum of every byte but the last eight, and
+/// the one those hold (none when the file is shorter than that).
+pub fn parse_header(
+    path: &Path,
+    head: &[u8],
+    file_len: u64,
+    sum: Option<(u64, u64)>,
+    variant_hash: u64,
+    material: Option<Material>,
+) -> Result<Header, Error> {
     let corrupt = |why: &str| Error::Corrupt {
         path: path.to_path_buf(),
         reason: why.to_string(),
     };
-    if bytes.len() < FIXED + 8 || &bytes[..8] != MAGIC {
+    if file_len < (FIXED + 8) as u64 || head.len() < FIXED || &head[..8] != MAGIC {
         return Err(corrupt("not a Damspel table (bad magic or too short)"));
     }
-    let mut r = Reader { bytes, at: 8 };
+    let mut r = Reader { bytes: head, at: 8 };
     let short = || corrupt("truncated header");
     let version = r.u32().ok_or_else(short)?;
     if version != VERSION {
@@ -179,8 +203,7 @@ pub fn decode_header(
             found: version,
         });
     }
-    let (data, sum) = bytes.split_at(bytes.len() - 8);
-    if xxh3_64(data) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+    if sum.is_none_or(|(found, kept)| found != kept) {
         return Err(corrupt("checksum mismatch"));
     }
     let hash = r.u64().ok_or_else(short)?;
@@ -224,8 +247,9 @@ pub fn decode_header(
         counts: side_counts,
         block_ends,
     };
-    let body = (data.len() - header.len()) as u64;
-    if header.block_ends.last().copied().unwrap_or(0) != body
+    let body = (file_len - 8).checked_sub(header.len() as u64);
+    if body.is_none()
+        || header.block_ends.last().copied().unwrap_or(0) != body.unwrap_or(0)
         || header.block_ends.windows(2).any(|w| w[0] > w[1])
     {
         return Err(corrupt("block offsets do not match the body"));
@@ -233,14 +257,23 @@ pub fn decode_header(
     Ok(header)
 }
 
+/// Where block `b` of a checked file lies: its first byte and the byte after its last.
+pub fn block_range(header: &Header, b: usize) -> (u64, u64) {
+    let start = header.len() as u64 + if b == 0 { 0 } else { header.block_ends[b - 1] };
+    (start, header.len() as u64 + header.block_ends[b])
+}
+
 /// Decompresses block `b` of a checked file into codes.
 pub fn read_block(header: &Header, bytes: &[u8], b: usize) -> Result<Vec<u16>, String> {
-    let start = header.len() as u64 + if b == 0 { 0 } else { header.block_ends[b - 1] };
-    let end = header.len() as u64 + header.block_ends[b];
+    let (start, end) = block_range(header, b);
+    decode_block(header, b, &bytes[start as usize..end as usize])
+}
+
+/// Decompresses block `b`, its compressed bytes given, into codes.
+pub fn decode_block(header: &Header, b: usize, packed: &[u8]) -> Result<Vec<u16>, String> {
     let first = b as u64 * header.block as u64;
     let n = (header.slots - first).min(header.block as u64) as usize;
-    let raw = zstd::bulk::decompress(&bytes[start as usize..end as usize], n * 2)
-        .map_err(|e| format!("block {b}: {e}"))?;
+    let raw = zstd::bulk::decompress(packed, n * 2).map_err(|e| format!("block {b}: {e}"))?;
     if raw.len() != n * 2 {
         return Err(format!(
             "block {b} holds {} bytes, not {}",

@@ -1,15 +1,21 @@
-//! Probing: the tables of one variant found in a folder, memory-mapped, each block
+//! Probing: the tables of one variant found in a folder, kept open, each block read and
 //! decompressed when first needed and kept in a small cache.
+//!
+//! Blocks are read from the open file, not memory-mapped: a table copied over or truncated
+//! while a program probes it then makes its reads fail (the position is not in the tables)
+//! instead of killing the program with SIGBUS, as a map's pages past the file's new end did
+//! (the web server and every game it held).
 
 use std::collections::HashMap;
 use std::fs::{self, File};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use damspel_rules::{Bits, Move, Position, Rules};
-use memmap2::Mmap;
+use xxhash_rust::xxh3::Xxh3;
 
-use crate::format::{decode_header, read_block, Header};
+use crate::format::{block_range, decode_block, parse_header, Header, MAX_HEADER};
 use crate::index::Indexer;
 use crate::limit::limit_plies;
 use crate::material::Material;
@@ -22,28 +28,72 @@ use crate::Error;
 const CACHED_BLOCKS: usize = 64;
 
 struct Table {
-    map: Mmap,
     header: Header,
     indexer: Indexer,
     path: PathBuf,
-    cache: Mutex<HashMap<usize, Arc<Vec<u16>>>>,
+    open: Mutex<Open>,
+}
+
+/// The open file and the blocks read from it.
+struct Open {
+    file: File,
+    cache: HashMap<usize, Arc<Vec<u16>>>,
 }
 
 impl Table {
+    /// The code of a slot; none when its block cannot be read (the file changed under us).
     fn code(&self, slot: u64) -> Option<u16> {
         let b = (slot / self.header.block as u64) as usize;
         let within = (slot % self.header.block as u64) as usize;
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(block) = cache.get(&b) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(block) = open.cache.get(&b) {
             return block.get(within).copied();
         }
-        let block = Arc::new(read_block(&self.header, &self.map, b).ok()?);
-        if cache.len() >= CACHED_BLOCKS {
-            cache.clear();
+        let (start, end) = block_range(&self.header, b);
+        let mut packed = vec![0; (end - start) as usize];
+        open.file.seek(SeekFrom::Start(start)).ok()?;
+        open.file.read_exact(&mut packed).ok()?;
+        let block = Arc::new(decode_block(&self.header, b, &packed).ok()?);
+        if open.cache.len() >= CACHED_BLOCKS {
+            open.cache.clear();
         }
-        cache.insert(b, block.clone());
+        open.cache.insert(b, block.clone());
         block.get(within).copied()
     }
+}
+
+/// Reads a table file through once: its header (the first bytes, kept) and its checksum.
+fn check_file(
+    path: &Path,
+    file: &mut File,
+    variant_hash: u64,
+    material: Material,
+) -> Result<Header, Error> {
+    let io = |e| Error::io(path, e);
+    let len = file.metadata().map_err(io)?.len();
+    let data_len = len.saturating_sub(8);
+    let mut head = Vec::new();
+    let mut hasher = Xxh3::new();
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut at = 0u64;
+    while at < data_len {
+        let n = chunk.len().min((data_len - at) as usize);
+        file.read_exact(&mut chunk[..n]).map_err(io)?;
+        hasher.update(&chunk[..n]);
+        if head.len() < MAX_HEADER {
+            let keep = n.min(MAX_HEADER - head.len());
+            head.extend_from_slice(&chunk[..keep]);
+        }
+        at += n as u64;
+    }
+    let mut kept = [0u8; 8];
+    let sum = if len >= 8 {
+        file.read_exact(&mut kept).map_err(io)?;
+        Some((hasher.digest(), u64::from_le_bytes(kept)))
+    } else {
+        None
+    };
+    parse_header(path, &head, len, sum, variant_hash, Some(material))
 }
 
 /// The tables of one variant in a folder.
@@ -58,14 +108,6 @@ pub struct Tablebase<B: Bits> {
 pub struct MoveProbe<B: Bits> {
     pub mv: Move<B>,
     pub after: Probe,
-}
-
-/// Maps a file. The map is read-only; a table file is only ever replaced by a rename, never
-/// written in place, so its pages do not change under the map.
-#[allow(unsafe_code)]
-fn map(file: &File) -> std::io::Result<Mmap> {
-    // SAFETY: see above; a file truncated by someone else would be a bug outside Damspel.
-    unsafe { Mmap::map(file) }
 }
 
 impl<B: Bits> Tablebase<B> {
@@ -99,9 +141,8 @@ impl<B: Bits> Tablebase<B> {
             else {
                 continue;
             };
-            let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-            let map = map(&file).map_err(|e| Error::io(&path, e))?;
-            let header = decode_header(&path, &map, hash, Some(material))?;
+            let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let header = check_file(&path, &mut file, hash, material)?;
             let indexer = Indexer::new(rules, material);
             if indexer.len() != header.slots {
                 return Err(Error::Corrupt {
@@ -112,11 +153,13 @@ impl<B: Bits> Tablebase<B> {
             tables.insert(
                 material,
                 Table {
-                    map,
                     header,
                     indexer,
                     path,
-                    cache: Mutex::new(HashMap::new()),
+                    open: Mutex::new(Open {
+                        file,
+                        cache: HashMap::new(),
+                    }),
                 },
             );
         }

@@ -417,3 +417,55 @@ fn a_build_can_be_stopped() {
     let err = build(&rules, 3, dir.path(), 1, &|_| false).unwrap_err();
     assert!(matches!(err, Error::Stopped), "{err}");
 }
+
+/// A table cut short or copied over while a program has it open: its probes say "not in the
+/// tables" until the file is whole again, then answer as before. Before, the tables were
+/// memory-mapped, and reading a page past the file's new end killed the program (SIGBUS: the
+/// web server with every game it held).
+#[test]
+fn a_table_cut_short_while_open_is_not_in_the_tables() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 3, dir.path(), 2, &no_progress).unwrap();
+    let materials: Vec<Material> = Material::all_up_to(3)
+        .into_iter()
+        .filter(|m| m.total() >= 2)
+        .collect();
+    let whole = Tablebase::open(dir.path(), &rules).unwrap();
+    let expected: Vec<_> = materials
+        .iter()
+        .flat_map(|&m| positions_of(&rules, m))
+        .map(|pos| whole.probe(&pos).map(|p| (p.value, p.distance)))
+        .collect();
+    assert!(expected.len() > 1000 && expected.iter().all(Option::is_some));
+    let probed = Tablebase::open(dir.path(), &rules).unwrap();
+    let mut files = Vec::new();
+    for &m in &materials {
+        let path = table_path(dir.path(), rules.variant(), m);
+        files.push((path.clone(), std::fs::read(&path).unwrap()));
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(64)
+            .unwrap();
+    }
+    for &m in &materials {
+        for pos in positions_of(&rules, m) {
+            assert!(probed.probe(&pos).is_none(), "{m}: {pos:?}");
+        }
+    }
+    // Written again in place, as `cp` over the folder does.
+    for (path, bytes) in &files {
+        std::fs::write(path, bytes).unwrap();
+    }
+    let again: Vec<_> = materials
+        .iter()
+        .flat_map(|&m| positions_of(&rules, m))
+        .map(|pos| probed.probe(&pos).map(|p| (p.value, p.distance)))
+        .collect();
+    assert!(
+        again == expected,
+        "the tables answer otherwise once whole again"
+    );
+}

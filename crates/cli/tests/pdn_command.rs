@@ -270,3 +270,28 @@ fn a_result_tag_that_contradicts_the_move_text_is_said() {
         .unwrap()
         .contains("[Result \"2-0\"]"));
 }
+
+/// `convert --to pdn` keeps a result it cannot read as the file wrote it (docs/pdn.md lists
+/// `0-0`, both players losing, among the result tokens read), in the Result tag and at the end
+/// of the move text; before, `0-0` and `4-6` were written `*`, without a word. One it reads is
+/// written in the variant's convention (`1-0` is `2-0` in International).
+#[test]
+fn convert_keeps_a_result_it_cannot_read() {
+    let games = file(
+        "results.pdn",
+        b"[GameType \"20\"]\n[Result \"0-0\"]\n\n1. 32-28 19-23 0-0\n\n\
+          [GameType \"20\"]\n[Result \"4-6\"]\n\n1. 32-28 19-23 4-6\n\n\
+          [GameType \"20\"]\n[Result \"1-0\"]\n\n1. 32-28 19-23 1-0\n",
+    );
+    let out = damspel(&["pdn", "convert", games.to_str().unwrap(), "--to", "pdn"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{text}");
+    let written: Vec<&str> = text.split("[Event").skip(1).collect();
+    assert_eq!(written.len(), 3, "{text}");
+    assert!(written[0].contains("[Result \"0-0\"]"), "{}", written[0]);
+    assert!(written[0].contains("19-23 0-0"), "{}", written[0]);
+    assert!(written[1].contains("[Result \"4-6\"]"), "{}", written[1]);
+    assert!(written[1].contains("19-23 4-6"), "{}", written[1]);
+    assert!(written[2].contains("[Result \"2-0\"]"), "{}", written[2]);
+    assert!(written[2].contains("19-23 2-0"), "{}", written[2]);
+}

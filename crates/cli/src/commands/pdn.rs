@@ -521,7 +521,11 @@ fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
         .cloned()
         .collect();
     let get = |name: &str| game.tag(name).unwrap_or("?").to_string();
-    PdnGame {
+    // Read in the variant's own result convention (CheckerBoard's for American); one that no
+    // convention reads (`0-0`, `4-6`) is written as it stands, not as `*`.
+    let written = game.result.as_deref().or_else(|| game.tag("Result"));
+    let result = written.and_then(|text| read_result(rules.variant(), text));
+    let pdn = PdnGame {
         rules,
         event: get("Event"),
         site: get("Site"),
@@ -529,16 +533,16 @@ fn rewrite<B: Bits>(rules: &Arc<Rules<B>>, game: &PdnRead) -> String {
         round: get("Round"),
         white: get("White"),
         black: get("Black"),
-        // Read in the variant's own result convention (CheckerBoard's for American).
-        result: game
-            .result
-            .as_deref()
-            .or_else(|| game.tag("Result"))
-            .and_then(|text| read_result(rules.variant(), text))
-            .unwrap_or(GameResult::Unfinished),
+        result: result.unwrap_or(GameResult::Unfinished),
         start,
         moves,
         extra,
+    };
+    match (result, written) {
+        (None, Some(kept)) => {
+            let token = game.result.as_deref().unwrap_or("*");
+            pdn.to_pdn_with_result(&text, kept, token)
+        }
+        _ => pdn.to_pdn_with(&text),
     }
-    .to_pdn_with(&text)
 }

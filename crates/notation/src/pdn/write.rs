@@ -37,8 +37,8 @@ fn tag(name: &str, value: &str) -> String {
 
 impl<B: Bits> PdnGame<'_, B> {
     pub fn to_pdn(&self) -> String {
-        let mut out = self.header();
         let result = write_result(self.rules.variant(), self.result);
+        let mut out = self.header(result);
         // Move numbers count pairs of moves from the first player's (Black in American checkers).
         let first = self.rules.variant().first_player;
         let mut pos = self.start;
@@ -77,10 +77,17 @@ impl<B: Bits> PdnGame<'_, B> {
     /// with `[` (a reader takes such a line for the next game's tag, even inside a comment,
     /// which could end one game and forge another). `moves` is not used.
     pub fn to_pdn_with(&self, movetext: &str) -> String {
-        let mut out = self.header();
         let result = write_result(self.rules.variant(), self.result);
+        self.to_pdn_with_result(movetext, result, result)
+    }
+
+    /// As `to_pdn_with`, with the result as a file wrote it: `tag` in the Result tag, `token`
+    /// (a result token the reader took) ending the move text. A result no convention reads
+    /// (`0-0`, `4-6`) is kept so, not written as `*` (`self.result` is not used).
+    pub fn to_pdn_with_result(&self, movetext: &str, tag: &str, token: &str) -> String {
+        let mut out = self.header(tag);
         let mut line = String::new();
-        for word in movetext.split_whitespace().chain([result]) {
+        for word in movetext.split_whitespace().chain([token]) {
             if !line.is_empty() && line.len() + word.len() + 1 > 79 && !word.starts_with('[') {
                 out.push_str(&line);
                 out.push('\n');
@@ -101,7 +108,7 @@ impl<B: Bits> PdnGame<'_, B> {
     /// the next game's (ours does, see `read`), which would part the tags from the moves. The
     /// roster and the tags the writer decides come first and stand; of repeated extra tags, the
     /// first.
-    fn header(&self) -> String {
+    fn header(&self, result: &str) -> String {
         let v = self.rules.variant();
         let g = &v.geometry;
         let mut tags: Vec<(&str, String)> = vec![
@@ -111,7 +118,7 @@ impl<B: Bits> PdnGame<'_, B> {
             ("Round", self.round.clone()),
             ("White", self.white.clone()),
             ("Black", self.black.clone()),
-            ("Result", write_result(v, self.result).to_string()),
+            ("Result", result.to_string()),
             ("Variant", v.id.clone()),
         ];
         if let Some(game_type) = game_type(v) {

@@ -1,8 +1,8 @@
 //! The endgame tables' verdict on a position for the page (`GET /api/tablebase`): value,
 //! distance, the variant's limit and every move's value, like the chess tablebase pages. The
-//! tables are opened per request from the server's folder (`serve --tb-dir`): opening maps the
-//! files and reads their headers, which is cheap beside a probe's block decompression; the
-//! work runs on the blocking pool.
+//! tables are opened per request from the server's folder (`serve --tb-dir`): opening reads the
+//! files through for their checksums (as it did through a memory map); the work runs on the
+//! blocking pool.
 
 use std::path::Path;
 

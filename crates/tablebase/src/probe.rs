@@ -1,10 +1,13 @@
-//! Probing: the tables of one variant found in a folder, kept open, each block read and
-//! decompressed when first needed and kept in a small cache.
+//! Probing: the tables of one variant found in a folder, each checked whole when opened, each
+//! block read and decompressed when first needed and kept in a small cache.
 //!
-//! Blocks are read from the open file, not memory-mapped: a table copied over or truncated
-//! while a program probes it then makes its reads fail (the position is not in the tables)
-//! instead of killing the program with SIGBUS, as a map's pages past the file's new end did
-//! (the web server and every game it held).
+//! Blocks are read from the file, not memory-mapped: a table copied over or truncated while a
+//! program probes it then makes its reads fail (the position is not in the tables) instead of
+//! killing the program with SIGBUS, as a map's pages past the file's new end did (the web
+//! server and every game it held). The file is opened for each block read, not held open: a
+//! variant has up to hundreds of tables, and descriptors held for each would run a server out
+//! of them. A file that is no longer the one checked (another length, time or inode) is checked
+//! again whole before a block of it is used.
 
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -31,13 +34,36 @@ struct Table {
     header: Header,
     indexer: Indexer,
     path: PathBuf,
-    open: Mutex<Open>,
+    cache: Mutex<Cache>,
 }
 
-/// The open file and the blocks read from it.
-struct Open {
-    file: File,
-    cache: HashMap<usize, Arc<Vec<u16>>>,
+/// The file as last checked, and the blocks read from it.
+struct Cache {
+    checked: Identity,
+    blocks: HashMap<usize, Arc<Vec<u16>>>,
+}
+
+/// What tells a file's contents changed without reading them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+impl Identity {
+    fn of(file: &File) -> std::io::Result<Identity> {
+        let meta = file.metadata()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        Ok(Identity {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            inode,
+        })
+    }
 }
 
 impl Table {
@@ -45,19 +71,35 @@ impl Table {
     fn code(&self, slot: u64) -> Option<u16> {
         let b = (slot / self.header.block as u64) as usize;
         let within = (slot % self.header.block as u64) as usize;
-        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(block) = open.cache.get(&b) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(block) = cache.blocks.get(&b) {
             return block.get(within).copied();
+        }
+        let mut file = File::open(&self.path).ok()?;
+        let now = Identity::of(&file).ok()?;
+        if now != cache.checked {
+            let header = check_file(
+                &self.path,
+                &mut file,
+                self.header.variant_hash,
+                self.header.material,
+            )
+            .ok()?;
+            if header != self.header {
+                return None;
+            }
+            cache.checked = now;
+            file.seek(SeekFrom::Start(0)).ok()?;
         }
         let (start, end) = block_range(&self.header, b);
         let mut packed = vec![0; (end - start) as usize];
-        open.file.seek(SeekFrom::Start(start)).ok()?;
-        open.file.read_exact(&mut packed).ok()?;
+        file.seek(SeekFrom::Start(start)).ok()?;
+        file.read_exact(&mut packed).ok()?;
         let block = Arc::new(decode_block(&self.header, b, &packed).ok()?);
-        if open.cache.len() >= CACHED_BLOCKS {
-            open.cache.clear();
+        if cache.blocks.len() >= CACHED_BLOCKS {
+            cache.blocks.clear();
         }
-        open.cache.insert(b, block.clone());
+        cache.blocks.insert(b, block.clone());
         block.get(within).copied()
     }
 }
@@ -142,6 +184,7 @@ impl<B: Bits> Tablebase<B> {
                 continue;
             };
             let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let checked = Identity::of(&file).map_err(|e| Error::io(&path, e))?;
             let header = check_file(&path, &mut file, hash, material)?;
             let indexer = Indexer::new(rules, material);
             if indexer.len() != header.slots {
@@ -156,9 +199,9 @@ impl<B: Bits> Tablebase<B> {
                     header,
                     indexer,
                     path,
-                    open: Mutex::new(Open {
-                        file,
-                        cache: HashMap::new(),
+                    cache: Mutex::new(Cache {
+                        checked,
+                        blocks: HashMap::new(),
                     }),
                 },
             );

@@ -774,6 +774,27 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn level_infinite_waits_for_stop_even_with_a_depth() {
+    // docs/hub.md: with `infinite` the `done` waits for `stop`, as UCI's `go infinite`, even
+    // when the depth has ended the search; in either order of the level's arguments.
+    for level in ["level infinite depth=1", "level depth=1 infinite"] {
+        let mut hub = Hub::start();
+        hub.handshake();
+        hub.send(&format!("pos pos={START}"));
+        hub.send(level);
+        hub.send("go think");
+        hub.until(|l| l.starts_with("info depth=1"), Duration::from_secs(30));
+        // The depth is reached: still no `done` before the answer to a ping.
+        let lines = hub.ping();
+        assert!(!lines.iter().any(|l| l.starts_with("done")), "{lines:?}");
+        hub.send("stop");
+        let lines = hub.until(|l| l.starts_with("done"), Duration::from_secs(10));
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        assert!(hub.close().success());
+    }
+}
+
 /// A changed parameter and `init` sent while a search runs wait for it, then rebuild the
 /// engine, which goes on answering. (That `init` was counted off twice, once when it waited and
 /// once when it was run: the desk then held 2^64 commands waiting and dropped every later one,

@@ -21,6 +21,7 @@
 //! GAMEEND), ends the game itself before the rules do, breaks the protocol, closes the
 //! connection, or does not answer within [`DxpConfig::move_timeout`].
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
@@ -93,6 +94,37 @@ impl LinkError {
 
 /// How long a send may wait for the peer to read.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+/// The most messages read while watching the connection (during a search) kept for `receive`;
+/// beyond, chat is dropped and anything else waits in the socket.
+const MAX_EARLY: usize = 1000;
+/// The most reads of one look at the connection (a peer that sends without pause must not hold
+/// the watcher).
+const WATCH_READS: usize = 64;
+/// The most lines of the transcript (a peer may chat without end).
+pub const MAX_TRANSCRIPT: usize = 20_000;
+
+/// When a wait for the peer ends: set once for the wait, so that the messages that come in
+/// between (a chat, a take-back request) do not push it back.
+#[derive(Clone, Copy, Debug)]
+pub struct Deadline {
+    at: Instant,
+    allowed: Duration,
+}
+
+impl Deadline {
+    /// `allowed` from now.
+    pub fn after(allowed: Duration) -> Deadline {
+        Deadline {
+            at: Instant::now() + allowed,
+            allowed,
+        }
+    }
+
+    /// How long the wait was allowed in all.
+    pub fn allowed(&self) -> Duration {
+        self.allowed
+    }
+}
 
 /// One TCP connection carrying DXP messages, with a transcript of everything sent (`> `) and
 /// received (`< `).
@@ -100,6 +132,12 @@ pub struct DxpConnection {
     stream: TcpStream,
     peer: SocketAddr,
     deframer: Deframer,
+    /// Messages read while watching the connection, not yet received, in order.
+    early: VecDeque<Result<String, FrameError>>,
+    /// Chat messages read while watching and dropped, `early` being full.
+    dropped_chat: u64,
+    /// The peer's end of the stream (or a broken connection) has been read while watching.
+    ended: bool,
     transcript: Vec<String>,
 }
 
@@ -113,6 +151,9 @@ impl DxpConnection {
             stream,
             peer,
             deframer: Deframer::new(),
+            early: VecDeque::new(),
+            dropped_chat: 0,
+            ended: false,
             transcript: Vec::new(),
         })
     }
@@ -131,26 +172,75 @@ impl DxpConnection {
         self.peer
     }
 
-    /// Whether the peer has closed the connection (or it broke), checked at once without
-    /// consuming anything: a message that has arrived stays to be received.
-    pub fn peer_closed(&self) -> bool {
-        let mut byte = [0u8; 1];
+    /// Whether the peer has closed the connection (or it broke), checked at once: what has
+    /// arrived is read and kept, in order, for `receive`, so that the close behind a message is
+    /// seen too (a peek would only ever see the message). At most `MAX_EARLY` messages are kept;
+    /// beyond, chat is dropped (counted by `dropped_chat`) and other messages wait in the socket.
+    pub fn peer_closed(&mut self) -> bool {
+        if self.ended {
+            return true;
+        }
+        if self.early.len() > MAX_EARLY {
+            return false;
+        }
         if self.stream.set_nonblocking(true).is_err() {
             return true;
         }
-        let seen = self.stream.peek(&mut byte);
-        let restored = self.stream.set_nonblocking(false);
-        match seen {
-            Ok(0) => true,
-            Ok(_) => restored.is_err(),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => restored.is_err(),
-            Err(_) => true,
+        let mut buf = [0u8; 1024];
+        for _ in 0..WATCH_READS {
+            match self.stream.read(&mut buf) {
+                Ok(0) => self.ended = true,
+                Ok(n) => {
+                    self.deframer.push(&buf[..n]);
+                    if self.keep_early() {
+                        continue;
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                Err(_) => self.ended = true,
+            }
+            break;
         }
+        self.ended |= self.stream.set_nonblocking(false).is_err();
+        self.ended
     }
 
-    /// Every message sent (`> text`) and received (`< text`), in order.
+    /// Moves the whole messages read into `early`; false when it is full.
+    fn keep_early(&mut self) -> bool {
+        while self.early.len() <= MAX_EARLY {
+            let Some(next) = self.deframer.next() else {
+                return true;
+            };
+            if self.early.len() == MAX_EARLY && matches!(&next, Ok(t) if t.starts_with('C')) {
+                self.dropped_chat += 1;
+                continue;
+            }
+            self.early.push_back(next);
+        }
+        false
+    }
+
+    /// How many chat messages were read while watching the connection and dropped unread
+    /// (more than `MAX_EARLY` messages came during one search).
+    pub fn dropped_chat(&self) -> u64 {
+        self.dropped_chat
+    }
+
+    /// Every message sent (`> text`) and received (`< text`), in order; the first
+    /// `MAX_TRANSCRIPT` of them, then a line saying the rest is not kept.
     pub fn transcript(&self) -> &[String] {
         &self.transcript
+    }
+
+    fn note(&mut self, line: String) {
+        match self.transcript.len() {
+            n if n < MAX_TRANSCRIPT => self.transcript.push(line),
+            MAX_TRANSCRIPT => self
+                .transcript
+                .push("(the transcript is full: later messages are not kept)".into()),
+            _ => {}
+        }
     }
 
     /// Sends a message; returns its text.
@@ -159,7 +249,7 @@ impl DxpConnection {
         let bytes = dxp::frame(&text).map_err(LinkError::Frame)?;
         self.stream.write_all(&bytes)?;
         self.stream.flush()?;
-        self.transcript.push(format!("> {text}"));
+        self.note(format!("> {text}"));
         Ok(text)
     }
 
@@ -168,34 +258,40 @@ impl DxpConnection {
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), LinkError> {
         self.stream.write_all(bytes)?;
         self.stream.flush()?;
-        self.transcript
-            .push(format!("> (raw) {}", String::from_utf8_lossy(bytes)));
+        self.note(format!("> (raw) {}", String::from_utf8_lossy(bytes)));
         Ok(())
     }
 
     /// The next message, waiting at most `timeout` (for ever with None).
     pub fn receive(&mut self, timeout: Option<Duration>) -> Result<Message, LinkError> {
-        let deadline = timeout.map(|t| Instant::now() + t);
+        self.receive_by(timeout.map(Deadline::after))
+    }
+
+    /// The next message, waiting until `deadline` at most (for ever with None).
+    pub fn receive_by(&mut self, deadline: Option<Deadline>) -> Result<Message, LinkError> {
         let mut buf = [0u8; 1024];
         loop {
-            if let Some(next) = self.deframer.next() {
+            if let Some(next) = self.early.pop_front().or_else(|| self.deframer.next()) {
                 let text = match next {
                     Ok(text) => text,
                     Err(e) => {
-                        self.transcript.push(format!("< (bad data: {e})"));
+                        self.note(format!("< (bad data: {e})"));
                         return Err(LinkError::Frame(e));
                     }
                 };
-                self.transcript.push(format!("< {text}"));
+                self.note(format!("< {text}"));
                 return Message::parse(&text).map_err(|error| LinkError::Malformed { text, error });
+            }
+            if self.ended {
+                return Err(LinkError::Closed);
             }
             let wait = match deadline {
                 Some(deadline) => {
                     let now = Instant::now();
-                    if now >= deadline {
-                        return Err(LinkError::TimedOut(timeout.unwrap_or_default()));
+                    if now >= deadline.at {
+                        return Err(LinkError::TimedOut(deadline.allowed));
                     }
-                    Some(deadline - now)
+                    Some(deadline.at - now)
                 }
                 None => None,
             };
@@ -463,8 +559,9 @@ impl<B: Bits> DxpPlayer<B> {
             start: dxp::start_of(&self.rules, &start),
         };
         self.conn.send(&Message::GameRequest(request))?;
+        let deadline = Deadline::after(self.config.move_timeout);
         loop {
-            match self.conn.receive(Some(self.config.move_timeout))? {
+            match self.conn.receive_by(Some(deadline))? {
                 Message::GameAccept(acc) => {
                     self.peer_name = Some(acc.follower);
                     if acc.code != AcceptCode::Accept {
@@ -503,8 +600,9 @@ impl<B: Bits> DxpPlayer<B> {
             ));
         }
         self.check_in_step()?;
+        let deadline = Deadline::after(self.config.move_timeout);
         let request = loop {
-            match self.conn.receive(Some(self.config.move_timeout))? {
+            match self.conn.receive_by(Some(deadline))? {
                 Message::GameRequest(r) => break r,
                 Message::Chat(text) => keep_chat(&mut self.chat, text),
                 other => {
@@ -691,11 +789,12 @@ impl<B: Bits> DxpPlayer<B> {
             Ending::Forfeit { .. } => EndReason::Win,
             Ending::MoveLimit(_) => EndReason::Draw,
         };
-        let timeout = Some(self.config.move_timeout);
+        let timeout = self.config.move_timeout;
         if s.game.position().side_to_move() != ours {
             // The peer is to move: it ends the game, or moves on if it does not see the end.
+            let deadline = Deadline::after(timeout);
             loop {
-                match self.conn.receive(timeout)? {
+                match self.conn.receive_by(Some(deadline))? {
                     Message::GameEnd(e) => {
                         s.ends.push((true, e));
                         self.peer_stopped |= e.stop == StopCode::Stop;
@@ -728,8 +827,9 @@ impl<B: Bits> DxpPlayer<B> {
         };
         self.conn.send(&Message::GameEnd(end))?;
         s.ends.push((false, end));
+        let deadline = Deadline::after(timeout);
         loop {
-            match self.conn.receive(timeout)? {
+            match self.conn.receive_by(Some(deadline))? {
                 Message::GameEnd(e) => {
                     self.peer_stopped |= e.stop == StopCode::Stop;
                     s.ends.push((true, e));
@@ -751,8 +851,10 @@ impl<B: Bits> DxpPlayer<B> {
 
     /// The peer's move, once our side's moves are sent.
     fn receive_move(&mut self) -> Result<Move<B>, Forfeit> {
+        // One deadline for the move, which chat and take-back requests do not push back.
+        let deadline = Deadline::after(self.config.move_timeout);
         loop {
-            let message = match self.conn.receive(Some(self.config.move_timeout)) {
+            let message = match self.conn.receive_by(Some(deadline)) {
                 Ok(m) => m,
                 Err(LinkError::TimedOut(t)) => {
                     self.session.as_mut().expect("a session").broken = true;
@@ -1036,7 +1138,7 @@ mod tests {
     #[test]
     fn a_peer_that_chats_without_end_is_kept_to_the_last_messages() {
         let (addr, peer) = fake_peer(|conn| {
-            for i in 0..1000 {
+            for i in 0..MAX_TRANSCRIPT + 1000 {
                 conn.send(&Message::Chat(format!("{i}"))).unwrap();
             }
             conn.send_raw(b"B001W\0").unwrap();
@@ -1047,8 +1149,65 @@ mod tests {
         });
         let (dxp, _record, _end) = game_with(addr, 5000);
         assert_eq!(dxp.chat().len(), MAX_CHAT);
-        assert_eq!(dxp.chat().last().map(String::as_str), Some("999"));
+        let last = (MAX_TRANSCRIPT + 999).to_string();
+        assert_eq!(dxp.chat().last(), Some(&last));
+        // The transcript too is bounded, and says so.
+        assert_eq!(dxp.transcript().len(), MAX_TRANSCRIPT + 1);
+        assert!(dxp.transcript()[MAX_TRANSCRIPT].contains("not kept"));
         let _ = peer.join();
+    }
+
+    #[test]
+    fn chat_does_not_push_back_the_deadline_of_a_move() {
+        // A chat every 50 ms for 10 s, then a legal move: the move is 10 s late for a
+        // deadline of 300 ms, however much the peer chatted before it.
+        let (addr, peer) = fake_peer(|conn| {
+            let began = Instant::now();
+            while began.elapsed() < Duration::from_secs(10) {
+                if conn.send(&Message::Chat("still here".into())).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let _ = conn.send_raw(b"M0000322800\0");
+            collect(conn);
+        });
+        let (dxp, record, _end) = game_with(addr, 300);
+        assert!(
+            matches!(
+                record.ending,
+                Ending::Forfeit {
+                    loser: Color::White,
+                    reason: Forfeit::TimedOut(t)
+                } if t == Duration::from_millis(300)
+            ),
+            "{:?}",
+            record.ending
+        );
+        assert!(record.moves.is_empty());
+        drop(dxp);
+        peer.join().unwrap();
+    }
+
+    #[test]
+    fn a_close_behind_a_message_is_seen_and_the_message_kept() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = std::thread::spawn(move || {
+            let mut conn = DxpConnection::connect(addr).unwrap();
+            conn.send(&Message::Chat("hello".into())).unwrap();
+        });
+        let mut conn = DxpConnection::accept(&listener).unwrap();
+        peer.join().unwrap();
+        // A guard against a hang only: the close is there to be seen at once.
+        let guard = Instant::now() + Duration::from_secs(10);
+        while !conn.peer_closed() {
+            assert!(Instant::now() < guard, "the close was not seen");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let t = Some(Duration::from_secs(5));
+        assert_eq!(conn.receive(t).unwrap(), Message::Chat("hello".into()));
+        assert!(matches!(conn.receive(t), Err(LinkError::Closed)));
     }
 
     #[test]

@@ -13,7 +13,9 @@ pub mod runner;
 pub mod stats;
 
 pub use dxp_match::DxpMatchPlayer;
-pub use dxp_player::{DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError};
+pub use dxp_player::{
+    Deadline, DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError,
+};
 pub use game::{play_game, Ending, GameRecord};
 pub use hub_player::HubPlayer;
 pub use openings::{position_after, random_openings, read_openings, OpeningsError};

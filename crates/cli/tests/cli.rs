@@ -798,7 +798,7 @@ fn tablebase_commands() {
                 "--engine",
                 "random",
             ],
-            "no endgame tables for russian",
+            "/no/such/folder: no such folder",
         ),
     ] {
         let out = damspel(&args);

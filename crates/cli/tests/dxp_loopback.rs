@@ -12,8 +12,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use damspel_arena::{
-    play_game, DxpConfig, DxpConnection, DxpGameEnd, DxpPlayer, Ending, EnginePlayer, GameRecord,
-    RandomPlayer,
+    play_game, DxpConfig, DxpConnection, DxpGameEnd, DxpPlayer, Ending, EnginePlayer, Forfeit,
+    GameRecord, RandomPlayer,
 };
 use damspel_engine::Limits;
 use damspel_protocol::dxp::{
@@ -599,6 +599,181 @@ fn a_search_ends_when_the_peer_leaves() {
     assert!(
         out.stderr
             .contains("closed the connection during our search"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn a_search_ends_when_the_peer_chats_and_leaves() {
+    // As above, but the peer sends a CHAT before it leaves: the message waiting to be read
+    // must not hide the close behind it (the search went on to depth 64 before).
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "64"]);
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    conn.send(&Message::GameRequest(GameRequest {
+        version: 1,
+        initiator: "chatting test".into(),
+        follower_color: Color::White,
+        minutes: 0,
+        moves: 0,
+        start: Start::Standard,
+    }))
+    .unwrap();
+    match conn.receive(Some(DEADLINE)).unwrap() {
+        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
+        other => panic!("{other:?}"),
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    conn.send(&Message::Chat("hello".into())).unwrap();
+    drop(conn);
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(
+        out.stderr
+            .contains("closed the connection during our search"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// Sends a CHAT every 200 ms on `conn` until the program closes it (or a minute has passed).
+fn chat_on(mut conn: DxpConnection) -> JoinHandle<usize> {
+    std::thread::spawn(move || {
+        let began = Instant::now();
+        let mut sent = 0;
+        while began.elapsed() < Duration::from_secs(60)
+            && conn.send(&Message::Chat("still here".into())).is_ok()
+        {
+            sent += 1;
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        sent
+    })
+}
+
+#[test]
+fn chat_does_not_put_off_the_idle_time_before_a_game() {
+    // A chat every 200 ms and never a GAMEREQ: dropped after --idle-timeout 1 all the same
+    // (each chat restarted the wait before, and the peer was served for ever).
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--idle-timeout", "1"]);
+    let addr = program.listening_address();
+    let chatter = chat_on(DxpConnection::connect(addr.as_str()).unwrap());
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(out.stderr.contains("no GAMEREQ"), "{}", out.stderr);
+    chatter.join().unwrap();
+}
+
+#[test]
+fn chat_does_not_put_off_the_idle_time_for_a_move() {
+    // A game without a clock: the peer (White, to move) chats and never moves.
+    let mut program = Program::start(&[
+        "--listen",
+        "127.0.0.1:0",
+        "--idle-timeout",
+        "1",
+        "--depth",
+        "1",
+    ]);
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    conn.send(&Message::GameRequest(GameRequest {
+        version: 1,
+        initiator: "chatting test".into(),
+        follower_color: Color::Black,
+        minutes: 0,
+        moves: 0,
+        start: Start::Standard,
+    }))
+    .unwrap();
+    match conn.receive(Some(DEADLINE)).unwrap() {
+        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
+        other => panic!("{other:?}"),
+    }
+    let chatter = chat_on(conn);
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(
+        out.stderr.contains("no move from the peer within 1 s"),
+        "{}",
+        out.stderr
+    );
+    chatter.join().unwrap();
+}
+
+#[test]
+fn chat_is_logged_up_to_a_bound() {
+    // docs/dxp.md: the first 100 messages of a connection that do not advance the game are
+    // logged, then one line, and at the end the number not logged.
+    let mut program = Program::start(&["--listen", "127.0.0.1:0"]);
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    for i in 0..1000 {
+        conn.send(&Message::Chat(format!("chat {i}"))).unwrap();
+    }
+    drop(conn);
+    let out = program.finish();
+    assert!(out.ok, "{}", out.stderr);
+    let chats = out
+        .stdout
+        .iter()
+        .filter(|l| l.starts_with("dxp: chat: "))
+        .count();
+    assert_eq!(chats, 100, "{:?}", out.stdout);
+    assert!(
+        out.stdout
+            .iter()
+            .any(|l| l.starts_with("dxp: 900 chat or other message(s)")),
+        "{:?}",
+        out.stdout
+    );
+}
+
+/// A player that takes `pause` over each move (the first legal one).
+struct Slow(Duration);
+
+impl damspel_arena::Player<u64> for Slow {
+    fn name(&self) -> String {
+        "slow".into()
+    }
+
+    fn choose(&mut self, game: &Game<u64>) -> Result<damspel_rules::Move<u64>, Forfeit> {
+        std::thread::sleep(self.0);
+        Ok(game.legal_moves()[0])
+    }
+}
+
+#[test]
+#[ignore = "takes some 3 minutes: cargo test --release -p damspel --test dxp_loopback -- --ignored the_peers_time_is_counted_over_the_game"]
+fn the_peers_time_is_counted_over_the_game() {
+    // A game of 1 minute a side: the peer takes 35 s a move, within the minute each time but
+    // not in all. Its time runs out (with the margin of a minute and a second a move) at its
+    // fourth move: the program ends the game on time (it gave the peer 2 minutes for each move
+    // before, for ever).
+    let rules = international();
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let addr = program.listening_address();
+    let mut dxp = DxpPlayer::connect(
+        rules.clone(),
+        addr.as_str(),
+        DxpConfig {
+            move_timeout: Duration::from_secs(300),
+            ..config()
+        },
+    )
+    .unwrap();
+    dxp.start(Color::Black, &[]).unwrap();
+    let mut slow = Slow(Duration::from_secs(35));
+    let record = play_game(&rules, &mut slow, &mut dxp, &[], 20);
+    let _ = dxp.finish(&record);
+    drop(dxp);
+    assert!(record.moves.len() < 10, "{} plies", record.moves.len());
+    let out = program.finish();
+    assert!(!out.ok);
+    assert!(
+        out.stderr
+            .contains("the peer has used up its thinking time for the game (1 min"),
         "{}",
         out.stderr
     );

@@ -774,6 +774,79 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn level_infinite_waits_for_stop_even_with_a_depth() {
+    // docs/hub.md: with `infinite` the `done` waits for `stop`, as UCI's `go infinite`, even
+    // when the depth has ended the search; in either order of the level's arguments.
+    for level in ["level infinite depth=1", "level depth=1 infinite"] {
+        let mut hub = Hub::start();
+        hub.handshake();
+        hub.send(&format!("pos pos={START}"));
+        hub.send(level);
+        hub.send("go think");
+        hub.until(|l| l.starts_with("info depth=1"), Duration::from_secs(30));
+        // The depth is reached: still no `done` before the answer to a ping.
+        let lines = hub.ping();
+        assert!(!lines.iter().any(|l| l.starts_with("done")), "{lines:?}");
+        hub.send("stop");
+        let lines = hub.until(|l| l.starts_with("done"), Duration::from_secs(10));
+        assert!(lines.last().unwrap().starts_with("done move="), "{lines:?}");
+        assert!(hub.close().success());
+    }
+}
+
+/// `set-param name=tb-dir value=DIR` and `init`: the lines up to `ready`, and the engine still
+/// plays (without tables).
+fn init_with_tb_dir(dir: &str) -> Vec<String> {
+    let mut hub = Hub::start();
+    hub.send("hub");
+    hub.until(|l| l == "wait", Duration::from_secs(10));
+    hub.send(&format!("set-param name=tb-dir value=\"{dir}\""));
+    hub.send("init");
+    let lines = hub.until(|l| l == "ready", Duration::from_secs(30));
+    hub.send(&format!("pos pos={START}"));
+    let played = hub.think("level depth=1");
+    assert!(
+        played.last().unwrap().starts_with("done move="),
+        "{played:?}"
+    );
+    assert!(hub.close().success());
+    lines
+}
+
+#[test]
+fn a_tb_dir_that_is_not_a_folder_says_its_cause_once() {
+    // It said "Not a directory (os error 20): Not a directory (os error 20)".
+    let lines = init_with_tb_dir("/dev/zero");
+    let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{lines:?}");
+    assert!(errors[0].contains("tb-dir: /dev/zero"), "{lines:?}");
+    assert_eq!(errors[0].matches("(os error 20)").count(), 1, "{lines:?}");
+}
+
+#[test]
+fn a_tb_dir_that_does_not_exist_is_an_error() {
+    // A misspelt folder left the engine without tables without a word, in the Hub and in
+    // `analyze`.
+    let missing = std::env::temp_dir().join(format!("damspel-no-such-tb-{}", std::process::id()));
+    let lines = init_with_tb_dir(&missing.display().to_string());
+    let errors: Vec<&String> = lines.iter().filter(|l| l.starts_with("error")).collect();
+    assert_eq!(errors.len(), 1, "{lines:?}");
+    assert!(
+        errors[0].contains(&format!("tb-dir: {}: no such folder", missing.display())),
+        "{lines:?}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(["analyze", "international", "--depth", "1", "--tb-dir"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no such folder"), "{stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+}
+
 /// A changed parameter and `init` sent while a search runs wait for it, then rebuild the
 /// engine, which goes on answering. (That `init` was counted off twice, once when it waited and
 /// once when it was run: the desk then held 2^64 commands waiting and dropped every later one,

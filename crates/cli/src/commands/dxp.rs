@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damspel_arena::{DxpConnection, LinkError};
+use damspel_arena::{Deadline, DxpConnection, LinkError};
 use damspel_engine::{Clock, Engine, Limits, Silent};
 use damspel_notation::format_move;
 use damspel_protocol::dxp::{
@@ -59,6 +59,13 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 const FAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the listener waits after failing to take a connection before it tries again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
+/// Beyond its thinking time for the whole game, the time a peer may take in all: a minute,
+/// and a second for each of its moves (our measure of its time holds the network's delays).
+const PEER_MARGIN: Duration = Duration::from_secs(60);
+const PEER_MARGIN_PER_MOVE: Duration = Duration::from_secs(1);
+/// The most lines a connection logs about messages that do not advance the game (chat,
+/// take-back requests, a BACKREQ or GAMEEND outside a game): a peer may send them without end.
+const MAX_ASIDES: u64 = 100;
 
 /// Prints a line of the log, after the tag of the peer it is about (`[3] `, or nothing when one
 /// peer is served at a time). A peer's names and chat may hold control characters (a terminal
@@ -207,6 +214,8 @@ struct Endpoint<B: Bits> {
     stop: StopCode,
     /// What the log's lines about this peer start with (see `say`).
     tag: String,
+    /// Messages that do not advance the game received so far (see `aside`).
+    asides: u64,
 }
 
 /// A game's time settings from the GAMEREQ.
@@ -239,11 +248,35 @@ impl<B: Bits> Endpoint<B> {
             idle: args.idle,
             stop,
             tag,
+            asides: 0,
         }
     }
 
     fn say(&self, line: impl AsRef<str>) {
         say(&self.tag, line);
+    }
+
+    /// Logs a line about a message that does not advance the game: the first `MAX_ASIDES` of
+    /// the connection, then one line saying the rest is not logged (counted by `asides_left`).
+    fn aside(&mut self, line: impl AsRef<str>) {
+        self.asides += 1;
+        if self.asides <= MAX_ASIDES {
+            self.say(line);
+        } else if self.asides == MAX_ASIDES + 1 {
+            self.say(format!(
+                "more than {MAX_ASIDES} chat or other messages that do not advance the game: the rest is not logged"
+            ));
+        }
+    }
+
+    /// Says at the end of the connection how many asides were not logged.
+    fn asides_left(&self) {
+        let unlogged = self.asides.saturating_sub(MAX_ASIDES) + self.conn.dropped_chat();
+        if unlogged > 0 {
+            self.say(format!(
+                "{unlogged} chat or other message(s) that do not advance the game were not logged"
+            ));
+        }
     }
 
     fn send(&mut self, message: Message) -> Result<()> {
@@ -255,9 +288,17 @@ impl<B: Bits> Endpoint<B> {
 
     /// Follower: answers GAMEREQs and plays them until the peer leaves or asks to stop.
     fn follow(mut self) -> Result<()> {
+        let result = self.follow_games();
+        self.asides_left();
+        result
+    }
+
+    fn follow_games(&mut self) -> Result<()> {
         let mut games = 0;
+        // The peer has the idle time for its GAMEREQ, however much it sends in between.
+        let mut deadline = Deadline::after(self.idle);
         loop {
-            let message = match self.conn.receive(Some(self.idle)) {
+            let message = match self.conn.receive_by(Some(deadline)) {
                 Ok(m) => m,
                 Err(LinkError::Closed) => {
                     self.say(format!(
@@ -287,13 +328,14 @@ impl<B: Bits> Endpoint<B> {
                         self.say("the peer asked to stop");
                         return Ok(());
                     }
+                    deadline = Deadline::after(self.idle);
                 }
-                Message::Chat(text) => self.say(format!("chat: {text}")),
+                Message::Chat(text) => self.aside(format!("chat: {text}")),
                 Message::BackRequest(_) => {
-                    self.say("BACKREQ outside a game declined");
+                    self.aside("BACKREQ outside a game declined");
                     self.send(Message::BackAccept(BackAcceptCode::Decline))?;
                 }
-                Message::GameEnd(_) => self.say("GAMEEND outside a game ignored"),
+                Message::GameEnd(_) => self.aside("GAMEEND outside a game ignored"),
                 other => bail!(
                     "DXP protocol error: the peer sent {} {:?} instead of a GAMEREQ",
                     other.kind(),
@@ -349,6 +391,12 @@ impl<B: Bits> Endpoint<B> {
 
     /// Initiator: proposes one game with Damspel as White from the standard start.
     fn initiate(mut self, time: Option<f64>) -> Result<()> {
+        let result = self.initiate_game(time);
+        self.asides_left();
+        result
+    }
+
+    fn initiate_game(&mut self, time: Option<f64>) -> Result<()> {
         let us = Color::White;
         let start = Position::start(&self.rules);
         let terms = Terms {
@@ -369,8 +417,9 @@ impl<B: Bits> Endpoint<B> {
             color_name(us),
             terms.minutes
         ));
+        let deadline = Deadline::after(ANSWER_TIMEOUT);
         let peer = loop {
-            match self.conn.receive(Some(ANSWER_TIMEOUT))? {
+            match self.conn.receive_by(Some(deadline))? {
                 Message::GameAccept(acc) if acc.code == AcceptCode::Accept => break acc.follower,
                 Message::GameAccept(acc) => bail!(
                     "{:?} declined the game (GAMEACC code {}: {})",
@@ -378,7 +427,7 @@ impl<B: Bits> Endpoint<B> {
                     acc.code.digit(),
                     acc.code.meaning()
                 ),
-                Message::Chat(text) => self.say(format!("chat: {text}")),
+                Message::Chat(text) => self.aside(format!("chat: {text}")),
                 other => bail!(
                     "DXP protocol error: the peer answered the GAMEREQ with {} {:?}",
                     other.kind(),
@@ -422,6 +471,10 @@ impl<B: Bits> Endpoint<B> {
         let start_side = start.side_to_move();
         self.engine.new_game();
         let mut used = Duration::ZERO;
+        // The peer's time: used on its moves so far, and the turn it is on (since when, until
+        // when), one deadline for the turn, which its chat and take-back requests do not move.
+        let (mut peer_used, mut peer_moves) = (Duration::ZERO, 0u32);
+        let mut peer_turn: Option<(Instant, Deadline)> = None;
         let (white, black) = match us {
             Color::White => (self.name.as_str(), peer),
             Color::Black => (peer, self.name.as_str()),
@@ -429,6 +482,10 @@ impl<B: Bits> Endpoint<B> {
         self.say(format!("game starts: {white} (white) - {black} (black)"));
         loop {
             if game.position().side_to_move() == us {
+                if let Some((began, _)) = peer_turn.take() {
+                    peer_used += began.elapsed();
+                    peer_moves += 1;
+                }
                 if let Some(outcome) = game.outcome() {
                     let reason = dxp::end_reason(&outcome, us);
                     return self.end_game(reason, |this| {
@@ -461,20 +518,31 @@ impl<B: Bits> Endpoint<B> {
                 game.play_unchecked(&mv);
                 continue;
             }
-            // A peer that has not moved within its whole thinking time (and a minute) is gone;
-            // without a clock, within the idle time.
-            let patience = if terms.minutes > 0 {
-                Duration::from_secs(terms.minutes as u64 * 60 + 60)
-            } else {
-                self.idle
-            };
-            let message = match self.conn.receive(Some(patience)) {
+            // A peer that has used up its thinking time for the whole game (and the margin) has
+            // lost on time; without a clock, a peer that has not moved within the idle time is
+            // gone.
+            let idle = self.idle;
+            let (_, deadline) = *peer_turn.get_or_insert_with(|| {
+                let allowed = match terms.minutes {
+                    0 => idle,
+                    m => peer_time_left(m, peer_used, peer_moves),
+                };
+                (Instant::now(), Deadline::after(allowed))
+            });
+            let message = match self.conn.receive_by(Some(deadline)) {
                 Ok(m) => m,
                 Err(e) if e.is_malformed() => return Err(self.abandon(e.to_string())),
-                Err(LinkError::TimedOut(t)) => {
+                Err(LinkError::TimedOut(t)) if terms.minutes == 0 => {
                     return Err(self.abandon(format!(
-                        "no move from the peer within {} s, its thinking time for the whole game",
+                        "no move from the peer within {} s (--idle-timeout)",
                         t.as_secs()
+                    )))
+                }
+                Err(LinkError::TimedOut(_)) => {
+                    return Err(self.abandon(format!(
+                        "the peer has used up its thinking time for the game ({} min, with {} s of margin)",
+                        terms.minutes,
+                        (PEER_MARGIN + PEER_MARGIN_PER_MOVE * peer_moves).as_secs()
                     )))
                 }
                 Err(LinkError::Closed) => bail!(
@@ -521,7 +589,7 @@ impl<B: Bits> Endpoint<B> {
                     self.result_after_peer_end(&game, us, end.reason);
                     return Ok(end.stop == StopCode::Stop);
                 }
-                Message::Chat(text) => self.say(format!("chat: {text}")),
+                Message::Chat(text) => self.aside(format!("chat: {text}")),
                 Message::BackRequest(request) => self.take_back(&mut game, start_side, request)?,
                 other => {
                     return Err(self.abandon(format!(
@@ -543,7 +611,7 @@ impl<B: Bits> Endpoint<B> {
         limits: &Limits,
     ) -> Result<damspel_engine::SearchResult<B>> {
         let stop = self.engine.stop_flag();
-        let (engine, conn) = (&mut self.engine, &self.conn);
+        let (engine, conn) = (&mut self.engine, &mut self.conn);
         let (found, gone) = std::thread::scope(|scope| {
             let (done, finished) = std::sync::mpsc::channel();
             let search = scope.spawn(move || {
@@ -577,14 +645,15 @@ impl<B: Bits> Endpoint<B> {
             stop: self.stop,
         }))?;
         self.say(format!("GAMEEND sent ({})", reason.meaning()));
+        let deadline = Deadline::after(ANSWER_TIMEOUT);
         loop {
-            match self.conn.receive(Some(ANSWER_TIMEOUT)) {
+            match self.conn.receive_by(Some(deadline)) {
                 Ok(Message::GameEnd(answer)) => {
                     self.say("GAMEEND answered");
                     report(self);
                     return Ok(answer.stop == StopCode::Stop);
                 }
-                Ok(Message::Chat(text)) => self.say(format!("chat: {text}")),
+                Ok(Message::Chat(text)) => self.aside(format!("chat: {text}")),
                 Ok(Message::BackRequest(_)) => {
                     self.send(Message::BackAccept(BackAcceptCode::Decline))?
                 }
@@ -666,11 +735,11 @@ impl<B: Bits> Endpoint<B> {
                     game.undo();
                 }
                 self.send(Message::BackAccept(BackAcceptCode::Accept))?;
-                self.say(format!("take-back to {wanted} accepted"));
+                self.aside(format!("take-back to {wanted} accepted"));
             }
             None => {
                 self.send(Message::BackAccept(BackAcceptCode::Decline))?;
-                self.say(format!(
+                self.aside(format!(
                     "take-back to {wanted} declined: the game has no such position"
                 ));
             }
@@ -715,6 +784,13 @@ pub(crate) fn proposed_minutes(time: Option<f64>) -> u16 {
     time.map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16)
 }
 
+/// How long the peer may take for its next move in a game of `minutes` for each side: what is
+/// left of its time, and the margin.
+fn peer_time_left(minutes: u16, used: Duration, moves: u32) -> Duration {
+    let total = Duration::from_secs(minutes as u64 * 60) + PEER_MARGIN;
+    (total + PEER_MARGIN_PER_MOVE * moves).saturating_sub(used)
+}
+
 /// `12. 32-28 (peer)` or `12... 19-23 (damspel)`: the move about to be played in `game`.
 fn ply_line<B: Bits>(game: &Game<B>, start_side: Color, text: &str, who: &str) -> String {
     let absolute = game.moves().len() + usize::from(start_side == Color::Black);
@@ -729,6 +805,18 @@ fn ply_line<B: Bits>(game: &Game<B>, start_side: Color, text: &str, who: &str) -
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    #[test]
+    fn the_peer_has_its_time_for_the_whole_game_and_a_margin() {
+        let s = Duration::from_secs;
+        // 1 minute a side, a minute of margin, a second for each move made.
+        assert_eq!(super::peer_time_left(1, s(0), 0), s(120));
+        assert_eq!(super::peer_time_left(1, s(50), 10), s(80));
+        assert_eq!(super::peer_time_left(1, s(130), 10), s(0));
+        assert_eq!(super::peer_time_left(1, s(500), 10), s(0));
+    }
+
     #[test]
     fn a_peers_control_characters_are_not_printed() {
         assert_eq!(super::printable("chat: \u{1b}[2Jhi\u{7}"), "chat: ?[2Jhi?");

@@ -24,13 +24,20 @@ pub mod weights;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use damspel_rules::{Bits, Position, Rules};
 use damspel_tablebase::{default_dir, Tablebase};
 
 /// The endgame tables of `--tb-dir` (default: the cache folder) for an engine: None when the
-/// folder holds none for this variant; a damaged or outdated table is an error.
+/// folder holds none for this variant; a damaged or outdated table is an error, and so is a
+/// folder given that is not there (a misspelt one would leave the engine without tables
+/// without a word; the default folder may well not exist yet).
 pub fn tables<B: Bits>(rules: &Rules<B>, dir: Option<&Path>) -> Result<Option<Arc<Tablebase<B>>>> {
+    if let Some(dir) = dir {
+        if !dir.exists() {
+            bail!("{}: no such folder", dir.display());
+        }
+    }
     let dir = dir.map_or_else(default_dir, Path::to_path_buf);
     let tb = Tablebase::open(&dir, rules)?;
     Ok((!tb.materials().is_empty()).then(|| Arc::new(tb)))

@@ -297,7 +297,11 @@ impl Side {
         match crate::commands::tables(rules, dir).map(|tb| tb.filter(|_| full)) {
             Ok(tb) => engine.set_tablebase(tb),
             // The engine plays on without tables, and says why.
-            Err(e) => self.shared.say(&Response::Error(format!("tb-dir: {e:#}"))),
+            // Each cause once: a table's error already names its cause.
+            Err(e) => self.shared.say(&Response::Error(format!(
+                "tb-dir: {}",
+                crate::catalogue::explain(&e)
+            ))),
         }
         engine
     }

@@ -443,3 +443,58 @@ fn merging_a_different_game_under_the_same_key_fails_and_writes_nothing() {
     same(&a, &out);
     assert!(!diff(&a, &b, 10).unwrap().is_empty());
 }
+
+/// The names of a database's tables, sorted.
+fn tables(path: &Path) -> Vec<String> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap();
+    let names = stmt.query_map([], |r| r.get(0)).unwrap();
+    names.collect::<Result<_, _>>().unwrap()
+}
+
+#[test]
+fn a_database_that_is_not_an_atlas_is_refused_before_anything_is_written() {
+    // `atlas run --db damspel.db` (the server's games) and `atlas merge people.db ...` created the
+    // atlas tables in the file, then failed on a raw SQL error or, for an unrelated file, merged
+    // the games into it with exit 0.
+    let dir = tempfile::tempdir().unwrap();
+    let people = db(&dir, "people.db");
+    Connection::open(&people)
+        .unwrap()
+        .execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ann');")
+        .unwrap();
+    let server = db(&dir, "damspel.db");
+    Connection::open(&server)
+        .unwrap()
+        .execute_batch("CREATE TABLE games (id INTEGER PRIMARY KEY, pdn TEXT NOT NULL);")
+        .unwrap();
+    let shard = db(&dir, "shard.db");
+    play(&shard, &config(&["turkish"], 2));
+    for path in [&people, &server] {
+        let before = (tables(path), std::fs::read(path).unwrap());
+        let e = Store::open(path).err().map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.contains("not an atlas database")),
+            "{}: {e:?}",
+            path.display()
+        );
+        let e = merge(path, &[&shard])
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        assert!(
+            e.as_ref()
+                .is_err_and(|e| e.contains("not an atlas database")),
+            "{e:?}"
+        );
+        assert_eq!((tables(path), std::fs::read(path).unwrap()), before);
+    }
+    // A new file, or an empty one (a file made by `touch`), becomes an atlas database.
+    let empty = db(&dir, "empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    merge(&empty, &[&shard]).unwrap();
+    same(&shard, &empty);
+    assert_eq!(tables(&empty), ["games", "meta", "plies", "runs"]);
+}

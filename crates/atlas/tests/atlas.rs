@@ -498,3 +498,139 @@ fn a_database_that_is_not_an_atlas_is_refused_before_anything_is_written() {
     same(&shard, &empty);
     assert_eq!(tables(&empty), ["games", "meta", "plies", "runs"]);
 }
+
+/// A copy of `from` at `to` whose tables have lost their constraints (NOT NULL, the primary
+/// keys), as an edited or hand-made database may: SQLite then keeps any value in any column.
+fn without_constraints(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let conn = Connection::open(to).unwrap();
+    for t in ["runs", "games", "plies"] {
+        conn.execute_batch(&format!(
+            "ALTER TABLE {t} RENAME TO old; CREATE TABLE {t} AS SELECT * FROM old; DROP TABLE old;"
+        ))
+        .unwrap();
+    }
+}
+
+#[test]
+fn merge_refuses_rows_the_reader_refuses_and_drops_none() {
+    // A NULL pdn (the game dropped by INSERT OR IGNORE, its plies kept), a key on two rows (one
+    // dropped), values `atlas report` refuses (plies 'abc' or 1e300, result 'banana', seed 'x'),
+    // plies without their game: merged with exit 0 before.
+    let dir = tempfile::tempdir().unwrap();
+    let shard = db(&dir, "shard.db");
+    play(&shard, &config(&["turkish"], 4));
+    let games: i64 = Connection::open(&shard)
+        .unwrap()
+        .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 4);
+    // The same rows without the constraints merge whole.
+    let loose = db(&dir, "loose.db");
+    without_constraints(&shard, &loose);
+    let whole = db(&dir, "whole.db");
+    let summary = merge(&whole, &[&loose]).unwrap();
+    assert_eq!((summary.games_added, summary.games_total), (4, 4));
+    same(&shard, &whole);
+    for (edit, count, says) in [
+        (
+            "UPDATE games SET pdn = NULL WHERE pair = 0 AND game = 0",
+            1,
+            "pdn is not text",
+        ),
+        (
+            "INSERT INTO games SELECT * FROM games",
+            4,
+            "more than one row",
+        ),
+        (
+            "INSERT INTO plies SELECT * FROM plies WHERE pair = 1 AND game = 0 AND ply = 3",
+            1,
+            "more than one row",
+        ),
+        (
+            "UPDATE games SET plies = 'abc' WHERE pair = 1",
+            2,
+            "plies is not an integer",
+        ),
+        (
+            "UPDATE games SET plies = 1e300 WHERE pair = 0 AND game = 1",
+            1,
+            "plies is not an integer",
+        ),
+        (
+            "UPDATE games SET result = 'banana'",
+            4,
+            "result is not one of first, second, draw",
+        ),
+        ("UPDATE runs SET seed = 'x'", 1, "seed is not an integer"),
+        (
+            "UPDATE plies SET eval = 'high' WHERE ply = 9",
+            4,
+            "eval is neither",
+        ),
+        (
+            "DELETE FROM games WHERE pair = 1 AND game = 1",
+            0,
+            "a ply of a game",
+        ),
+    ] {
+        let bad = db(&dir, "bad.db");
+        without_constraints(&shard, &bad);
+        Connection::open(&bad).unwrap().execute_batch(edit).unwrap();
+        let out = db(&dir, "out.db");
+        let e = merge(&out, &[&bad]).map(|_| ()).map_err(|e| e.to_string());
+        let e = e.expect_err(edit);
+        assert!(e.contains(says), "{edit}: {e}");
+        if count > 0 {
+            assert!(e.contains(&format!(": {count} row(s)")), "{edit}: {e}");
+        }
+        assert!(!out.exists(), "{edit}: the output was created");
+        // Into an existing output: it is left as it was.
+        let before = std::fs::read(&whole).unwrap();
+        assert!(merge(&whole, &[&shard, &bad]).is_err(), "{edit}");
+        assert_eq!(std::fs::read(&whole).unwrap(), before, "{edit}");
+        std::fs::remove_file(&bad).unwrap();
+    }
+}
+
+#[test]
+fn conflicting_inputs_are_found_before_the_output_is_written() {
+    // `atlas merge m1.db s1.db s2c.db` (s2c run with another seed) exited 1 but left m1.db
+    // created, holding s1's rows.
+    let dir = tempfile::tempdir().unwrap();
+    let (s1, s2c) = (db(&dir, "s1.db"), db(&dir, "s2c.db"));
+    play(&s1, &config(&["turkish"], 2));
+    play(
+        &s2c,
+        &RunConfig {
+            seed: 8,
+            ..config(&["turkish"], 2)
+        },
+    );
+    let m1 = db(&dir, "m1.db");
+    let e = merge(&m1, &[&s1, &s2c])
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    assert!(
+        e.as_ref().is_err_and(|e| e.contains("disagree on runs")),
+        "{e:?}"
+    );
+    assert!(!m1.exists());
+    // An output that exists keeps what it held.
+    let other = db(&dir, "other.db");
+    play(&other, &config(&["russian"], 2));
+    let m2 = db(&dir, "m2.db");
+    merge(&m2, &[&other]).unwrap();
+    let before = std::fs::read(&m2).unwrap();
+    assert!(merge(&m2, &[&s1, &s2c]).is_err());
+    assert_eq!(std::fs::read(&m2).unwrap(), before);
+    same(&other, &m2);
+    // No scratch file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}

@@ -38,7 +38,7 @@ pub enum MergeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{input} and {output} disagree on {what} ({key}): the same key with different content; nothing was merged")]
+    #[error("{input} disagrees with {output} or an input before it on {what} ({key}): the same key with different content; nothing was merged")]
     Conflict {
         input: String,
         output: String,
@@ -94,14 +94,14 @@ pub fn merge(out: &Path, inputs: &[&Path]) -> Result<MergeSummary, MergeError> {
     }
     let output = out.display().to_string();
     // A link to the output: the file it names is replaced, not the link.
-    let out = &std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
-    let scratch = scratch_path(out);
+    let target = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
+    let scratch = scratch_path(&target);
     let result = merge_into(out, &scratch, &output, inputs);
     if result.is_err() {
         remove(&scratch);
         return result;
     }
-    std::fs::rename(&scratch, out).map_err(|source| {
+    std::fs::rename(&scratch, &target).map_err(|source| {
         remove(&scratch);
         MergeError::Write {
             path: output,

@@ -613,7 +613,7 @@ fn conflicting_inputs_are_found_before_the_output_is_written() {
         .map(|_| ())
         .map_err(|e| e.to_string());
     assert!(
-        e.as_ref().is_err_and(|e| e.contains("disagree on runs")),
+        e.as_ref().is_err_and(|e| e.contains("on runs (turkish")),
         "{e:?}"
     );
     assert!(!m1.exists());

@@ -2,9 +2,12 @@
 //! of the inputs' rows; the same key with different content in two inputs (or in an input and
 //! the output) is an error. Every input is checked (it exists, once, is an atlas database, and
 //! every row holds what the atlas reader reads: types, values, one row a key, no ply without its
-//! game) before anything is written; the union is then built in a scratch file beside the output
-//! and renamed over it only when whole, so a conflict found on the way leaves the output as it
-//! was (or not created).
+//! game) before anything is written. The inputs' union is then built in a scratch database
+//! beside the output (where conflicts between inputs show), and added to the output in one
+//! transaction: a conflict found on the way leaves the output as it was (or not created), and
+//! merges or runs writing to the same output at once take turns (SQLite's lock), none losing
+//! another's rows (a union renamed over the output would drop the rows of a writer that came
+//! between).
 
 use std::path::Path;
 
@@ -38,7 +41,7 @@ pub enum MergeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{input} disagrees with {output} or an input before it on {what} ({key}): the same key with different content; nothing was merged")]
+    #[error("{input}: a row of {what} ({key}) differs from {output}'s or an earlier input's: the same key with different content; nothing was merged")]
     Conflict {
         input: String,
         output: String,
@@ -93,30 +96,42 @@ pub fn merge(out: &Path, inputs: &[&Path]) -> Result<MergeSummary, MergeError> {
         check_rows(&conn, &name)?;
     }
     let output = out.display().to_string();
-    // A link to the output: the file it names is replaced, not the link.
-    let target = std::fs::canonicalize(out).unwrap_or_else(|_| out.to_path_buf());
-    let scratch = scratch_path(&target);
-    let result = merge_into(out, &scratch, &output, inputs);
-    if result.is_err() {
-        remove(&scratch);
-        return result;
+    // An empty file (`touch out.db`) is a new database too.
+    let existed = std::fs::metadata(out).is_ok_and(|m| m.len() > 0);
+    let result = merge_into(out, &output, inputs);
+    if result.is_err() && !existed {
+        // Nothing was merged: the output the merge created is not left behind.
+        let _ = std::fs::remove_file(out);
+        let mut journal = out.as_os_str().to_owned();
+        journal.push("-journal");
+        let _ = std::fs::remove_file(journal);
     }
-    std::fs::rename(&scratch, &target).map_err(|source| {
-        remove(&scratch);
-        MergeError::Write {
-            path: output,
-            source,
-        }
-    })?;
     result
 }
 
-/// Where the union is built: beside `out` (the rename stays on one file system).
+/// The inputs' union built in a scratch database, then added to the output's rows in one
+/// transaction.
+fn merge_into(out: &Path, output: &str, inputs: &[&Path]) -> Result<MergeSummary, MergeError> {
+    let scratch = scratch_path(out);
+    remove(&scratch);
+    let result = union_of(&scratch, output, inputs).and_then(|()| add_union(out, output, &scratch));
+    remove(&scratch);
+    result.map(|(games_added, games_total)| MergeSummary {
+        inputs: inputs.len(),
+        games_added,
+        games_total,
+    })
+}
+
+/// Where the union is built: beside `out`, whose folder the merge writes to anyway; a name of
+/// its own per merge (of this process, and of any other).
 fn scratch_path(out: &Path) -> std::path::PathBuf {
+    static MERGES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = out
         .file_name()
         .map_or_else(|| "atlas".into(), |n| n.to_string_lossy().into_owned());
-    out.with_file_name(format!(".{name}.merging-{}", std::process::id()))
+    let n = MERGES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    out.with_file_name(format!(".{name}.merging-{}-{n}", std::process::id()))
 }
 
 /// Removes a scratch database and its journal, if any.
@@ -127,40 +142,50 @@ fn remove(scratch: &Path) {
     let _ = std::fs::remove_file(journal);
 }
 
-/// The output's rows (when it has any) and the inputs', in `scratch`.
-fn merge_into(
-    out: &Path,
-    scratch: &Path,
-    output: &str,
-    inputs: &[&Path],
-) -> Result<MergeSummary, MergeError> {
-    remove(scratch);
-    // An empty file (`touch out.db`) is a new database.
-    if std::fs::metadata(out).is_ok_and(|m| m.len() > 0) {
-        // Opening checks it is an atlas database, without writing to another one.
-        let mut existing = Store::open(out)?;
-        existing
-            .conn()
-            .execute("VACUUM INTO ?1", [scratch.to_string_lossy().as_ref()])
-            .map_err(|e| sqlite(output, e))?;
-    }
-    let mut store = Store::open(scratch)?;
-    let before = store.game_count()?;
+/// The union of the inputs in `scratch`; two inputs with the same key and other content are a
+/// conflict.
+fn union_of(scratch: &Path, output: &str, inputs: &[&Path]) -> Result<(), MergeError> {
+    let mut union = Store::open(scratch)?;
+    let conn = union.conn();
     for input in inputs {
         let name = input.display().to_string();
-        let conn = store.conn();
         attach(conn, input, &name)?;
-        let result = merge_attached(conn, &name, output);
+        let result = in_transaction(conn, |tx| merge_attached(tx, &name, output));
+        // Detached once the transaction is over: SQLite refuses it during one.
         conn.execute("DETACH DATABASE src", [])
             .map_err(|e| sqlite(output, e))?;
         result?;
     }
+    Ok(())
+}
+
+/// The union's rows the output does not hold, added in one transaction: the games added and
+/// the games the output then holds.
+fn add_union(out: &Path, output: &str, scratch: &Path) -> Result<(u64, u64), MergeError> {
+    // Opening checks it is an atlas database (or a new one), without writing to another one.
+    let mut store = Store::open(out)?;
+    let before = store.game_count()?;
+    let conn = store.conn();
+    attach(conn, scratch, output)?;
+    let result = in_transaction(conn, |tx| merge_attached(tx, "the inputs", output));
+    conn.execute("DETACH DATABASE src", [])
+        .map_err(|e| sqlite(output, e))?;
+    result?;
     let total = store.game_count()?;
-    Ok(MergeSummary {
-        inputs: inputs.len(),
-        games_added: total - before,
-        games_total: total,
-    })
+    Ok((total - before, total))
+}
+
+/// Runs `work` in a write transaction of `conn`, committed when it succeeds.
+fn in_transaction(
+    conn: &mut Connection,
+    work: impl FnOnce(&Connection) -> Result<(), MergeError>,
+) -> Result<(), MergeError> {
+    let fail = |e| MergeError::Store(sqlite("the merge", e));
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(fail)?;
+    work(&tx)?;
+    tx.commit().map_err(fail)
 }
 
 /// What a column of an input must hold for the atlas reader (docs/atlas-schema.md): its type
@@ -331,8 +356,9 @@ fn attach(conn: &Connection, input: &Path, name: &str) -> Result<(), MergeError>
     Ok(())
 }
 
-fn merge_attached(conn: &mut Connection, input: &str, output: &str) -> Result<(), MergeError> {
-    let tx = conn.transaction().map_err(|e| sqlite(output, e))?;
+/// The rows of the attached input `src` the output does not hold yet, added (in the caller's
+/// transaction); the same key with other content is a conflict.
+fn merge_attached(tx: &Connection, input: &str, output: &str) -> Result<(), MergeError> {
     for (table, key, cols) in TABLES {
         let differs = cols
             .split(", ")
@@ -375,7 +401,7 @@ fn merge_attached(conn: &mut Connection, input: &str, output: &str) -> Result<()
         )
         .map_err(|e| sqlite(input, e))?;
     }
-    tx.commit().map_err(|e| sqlite(output, e).into())
+    Ok(())
 }
 
 /// The differences between two atlas databases' contents (runs, games, plies), at most `limit`

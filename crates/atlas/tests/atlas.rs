@@ -124,6 +124,39 @@ fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
     assert_eq!(merge(&merged, &inputs[..1]).unwrap().games_added, 0);
 }
 
+/// Merges into one output at once (shards finishing together, each merged by its own job)
+/// take turns: the output holds every shard's games. A union built aside and renamed over the
+/// output kept only the last merge's.
+#[test]
+fn merges_into_one_output_at_once_lose_no_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = db(&dir, "whole.db");
+    let c = config(&["russian", "dameo"], 8);
+    play(
+        &whole,
+        &RunConfig {
+            threads: 1,
+            ..c.clone()
+        },
+    );
+    let shards: Vec<PathBuf> = (1..=4).map(|i| db(&dir, &format!("s{i}.db"))).collect();
+    for (i, path) in shards.iter().enumerate() {
+        let shard = format!("{}/4", i + 1).parse().unwrap();
+        play(path, &RunConfig { shard, ..c.clone() });
+    }
+    let merged = db(&dir, "merged.db");
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(&merged);
+        std::thread::scope(|s| {
+            for shard in &shards {
+                let merged = &merged;
+                s.spawn(move || merge(merged, &[shard.as_path()]).unwrap());
+            }
+        });
+        same(&whole, &merged);
+    }
+}
+
 #[test]
 fn the_two_games_of_a_pair_differ() {
     let dir = tempfile::tempdir().unwrap();
@@ -613,7 +646,8 @@ fn conflicting_inputs_are_found_before_the_output_is_written() {
         .map(|_| ())
         .map_err(|e| e.to_string());
     assert!(
-        e.as_ref().is_err_and(|e| e.contains("on runs (turkish")),
+        e.as_ref()
+            .is_err_and(|e| e.contains("a row of runs (turkish")),
         "{e:?}"
     );
     assert!(!m1.exists());

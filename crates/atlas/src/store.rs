@@ -61,6 +61,8 @@ pub enum StoreError {
     },
     #[error("database {path} is not an atlas database of schema {SCHEMA_VERSION} (its schema is {found})")]
     Schema { path: String, found: String },
+    #[error("database {path} is not an atlas database (it holds other tables and no atlas meta table); nothing was written to it: give a new file or an atlas database")]
+    NotAtlas { path: String },
     #[error("database {path} already holds {variant} at {budget} with seed {seed} and {plies}-ply openings; this run asks for seed {want_seed} and {want_plies}-ply openings (use another --db, or the same options)")]
     RunMismatch {
         path: String,
@@ -101,27 +103,47 @@ impl Store {
         Store::init(conn, name)
     }
 
-    pub(crate) fn init(conn: Connection, path: String) -> Result<Store, StoreError> {
+    /// Creates the tables in a database with none, or checks the schema of an atlas one: any
+    /// other database (a server's game database, an unrelated file) is refused before anything
+    /// is written to it, instead of getting the atlas tables beside its own.
+    pub(crate) fn init(mut conn: Connection, path: String) -> Result<Store, StoreError> {
         let fail = |e| sqlite(&path, e);
         // A shard that waits for the lock of another writer (several runs on one file) waits.
         conn.busy_timeout(std::time::Duration::from_secs(60))
             .map_err(fail)?;
-        conn.execute_batch(SCHEMA).map_err(fail)?;
-        let found: Option<String> = conn
-            .query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
+        // Looked at and created in one write transaction: shards creating one new file at once
+        // see it empty or whole.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let tables: i64 = tx
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(fail)?;
+        let found: Option<String> = if tables == 0 {
+            None
+        } else {
+            tx.query_row("SELECT value FROM meta WHERE key = 'schema'", [], |r| {
                 r.get(0)
             })
             .optional()
-            .map_err(fail)?;
+            .ok()
+            .flatten()
+        };
         match found {
+            None if tables > 0 => return Err(StoreError::NotAtlas { path: path.clone() }),
             None => {
-                conn.execute(
+                tx.execute_batch(SCHEMA).map_err(fail)?;
+                tx.execute(
                     "INSERT INTO meta (key, value) VALUES ('schema', ?1)",
                     [SCHEMA_VERSION],
                 )
                 .map_err(fail)?;
             }
-            Some(v) if v == SCHEMA_VERSION => {}
+            Some(v) if v == SCHEMA_VERSION => tx.execute_batch(SCHEMA).map_err(fail)?,
             Some(v) => {
                 return Err(StoreError::Schema {
                     path: path.clone(),
@@ -129,6 +151,7 @@ impl Store {
                 })
             }
         }
+        tx.commit().map_err(fail)?;
         Ok(Store { conn, path })
     }
 

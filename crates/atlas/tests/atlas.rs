@@ -124,6 +124,39 @@ fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
     assert_eq!(merge(&merged, &inputs[..1]).unwrap().games_added, 0);
 }
 
+/// Merges into one output at once (shards finishing together, each merged by its own job)
+/// take turns: the output holds every shard's games. A union built aside and renamed over the
+/// output kept only the last merge's.
+#[test]
+fn merges_into_one_output_at_once_lose_no_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = db(&dir, "whole.db");
+    let c = config(&["russian", "dameo"], 8);
+    play(
+        &whole,
+        &RunConfig {
+            threads: 1,
+            ..c.clone()
+        },
+    );
+    let shards: Vec<PathBuf> = (1..=4).map(|i| db(&dir, &format!("s{i}.db"))).collect();
+    for (i, path) in shards.iter().enumerate() {
+        let shard = format!("{}/4", i + 1).parse().unwrap();
+        play(path, &RunConfig { shard, ..c.clone() });
+    }
+    let merged = db(&dir, "merged.db");
+    for _ in 0..3 {
+        let _ = std::fs::remove_file(&merged);
+        std::thread::scope(|s| {
+            for shard in &shards {
+                let merged = &merged;
+                s.spawn(move || merge(merged, &[shard.as_path()]).unwrap());
+            }
+        });
+        same(&whole, &merged);
+    }
+}
+
 #[test]
 fn the_two_games_of_a_pair_differ() {
     let dir = tempfile::tempdir().unwrap();
@@ -442,4 +475,196 @@ fn merging_a_different_game_under_the_same_key_fails_and_writes_nothing() {
     assert!(e.to_string().contains("turkish nodes=300 0 1 5"), "{e}");
     same(&a, &out);
     assert!(!diff(&a, &b, 10).unwrap().is_empty());
+}
+
+/// The names of a database's tables, sorted.
+fn tables(path: &Path) -> Vec<String> {
+    let conn = Connection::open(path).unwrap();
+    let mut stmt = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap();
+    let names = stmt.query_map([], |r| r.get(0)).unwrap();
+    names.collect::<Result<_, _>>().unwrap()
+}
+
+#[test]
+fn a_database_that_is_not_an_atlas_is_refused_before_anything_is_written() {
+    // `atlas run --db damspel.db` (the server's games) and `atlas merge people.db ...` created the
+    // atlas tables in the file, then failed on a raw SQL error or, for an unrelated file, merged
+    // the games into it with exit 0.
+    let dir = tempfile::tempdir().unwrap();
+    let people = db(&dir, "people.db");
+    Connection::open(&people)
+        .unwrap()
+        .execute_batch("CREATE TABLE people (name TEXT); INSERT INTO people VALUES ('Ann');")
+        .unwrap();
+    let server = db(&dir, "damspel.db");
+    Connection::open(&server)
+        .unwrap()
+        .execute_batch("CREATE TABLE games (id INTEGER PRIMARY KEY, pdn TEXT NOT NULL);")
+        .unwrap();
+    let shard = db(&dir, "shard.db");
+    play(&shard, &config(&["turkish"], 2));
+    for path in [&people, &server] {
+        let before = (tables(path), std::fs::read(path).unwrap());
+        let e = Store::open(path).err().map(|e| e.to_string());
+        assert!(
+            e.as_deref()
+                .is_some_and(|e| e.contains("not an atlas database")),
+            "{}: {e:?}",
+            path.display()
+        );
+        let e = merge(path, &[&shard])
+            .map(|_| ())
+            .map_err(|e| e.to_string());
+        assert!(
+            e.as_ref()
+                .is_err_and(|e| e.contains("not an atlas database")),
+            "{e:?}"
+        );
+        assert_eq!((tables(path), std::fs::read(path).unwrap()), before);
+    }
+    // A new file, or an empty one (a file made by `touch`), becomes an atlas database.
+    let empty = db(&dir, "empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    merge(&empty, &[&shard]).unwrap();
+    same(&shard, &empty);
+    assert_eq!(tables(&empty), ["games", "meta", "plies", "runs"]);
+}
+
+/// A copy of `from` at `to` whose tables have lost their constraints (NOT NULL, the primary
+/// keys), as an edited or hand-made database may: SQLite then keeps any value in any column.
+fn without_constraints(from: &Path, to: &Path) {
+    std::fs::copy(from, to).unwrap();
+    let conn = Connection::open(to).unwrap();
+    for t in ["runs", "games", "plies"] {
+        conn.execute_batch(&format!(
+            "ALTER TABLE {t} RENAME TO old; CREATE TABLE {t} AS SELECT * FROM old; DROP TABLE old;"
+        ))
+        .unwrap();
+    }
+}
+
+#[test]
+fn merge_refuses_rows_the_reader_refuses_and_drops_none() {
+    // A NULL pdn (the game dropped by INSERT OR IGNORE, its plies kept), a key on two rows (one
+    // dropped), values `atlas report` refuses (plies 'abc' or 1e300, result 'banana', seed 'x'),
+    // plies without their game: merged with exit 0 before.
+    let dir = tempfile::tempdir().unwrap();
+    let shard = db(&dir, "shard.db");
+    play(&shard, &config(&["turkish"], 4));
+    let games: i64 = Connection::open(&shard)
+        .unwrap()
+        .query_row("SELECT count(*) FROM games", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(games, 4);
+    // The same rows without the constraints merge whole.
+    let loose = db(&dir, "loose.db");
+    without_constraints(&shard, &loose);
+    let whole = db(&dir, "whole.db");
+    let summary = merge(&whole, &[&loose]).unwrap();
+    assert_eq!((summary.games_added, summary.games_total), (4, 4));
+    same(&shard, &whole);
+    for (edit, count, says) in [
+        (
+            "UPDATE games SET pdn = NULL WHERE pair = 0 AND game = 0",
+            1,
+            "pdn is not text",
+        ),
+        (
+            "INSERT INTO games SELECT * FROM games",
+            4,
+            "more than one row",
+        ),
+        (
+            "INSERT INTO plies SELECT * FROM plies WHERE pair = 1 AND game = 0 AND ply = 3",
+            1,
+            "more than one row",
+        ),
+        (
+            "UPDATE games SET plies = 'abc' WHERE pair = 1",
+            2,
+            "plies is not an integer",
+        ),
+        (
+            "UPDATE games SET plies = 1e300 WHERE pair = 0 AND game = 1",
+            1,
+            "plies is not an integer",
+        ),
+        (
+            "UPDATE games SET result = 'banana'",
+            4,
+            "result is not one of first, second, draw",
+        ),
+        ("UPDATE runs SET seed = 'x'", 1, "seed is not an integer"),
+        (
+            "UPDATE plies SET eval = 'high' WHERE ply = 9",
+            4,
+            "eval is neither",
+        ),
+        (
+            "DELETE FROM games WHERE pair = 1 AND game = 1",
+            0,
+            "a ply of a game",
+        ),
+    ] {
+        let bad = db(&dir, "bad.db");
+        without_constraints(&shard, &bad);
+        Connection::open(&bad).unwrap().execute_batch(edit).unwrap();
+        let out = db(&dir, "out.db");
+        let e = merge(&out, &[&bad]).map(|_| ()).map_err(|e| e.to_string());
+        let e = e.expect_err(edit);
+        assert!(e.contains(says), "{edit}: {e}");
+        if count > 0 {
+            assert!(e.contains(&format!(": {count} row(s)")), "{edit}: {e}");
+        }
+        assert!(!out.exists(), "{edit}: the output was created");
+        // Into an existing output: it is left as it was.
+        let before = std::fs::read(&whole).unwrap();
+        assert!(merge(&whole, &[&shard, &bad]).is_err(), "{edit}");
+        assert_eq!(std::fs::read(&whole).unwrap(), before, "{edit}");
+        std::fs::remove_file(&bad).unwrap();
+    }
+}
+
+#[test]
+fn conflicting_inputs_are_found_before_the_output_is_written() {
+    // `atlas merge m1.db s1.db s2c.db` (s2c run with another seed) exited 1 but left m1.db
+    // created, holding s1's rows.
+    let dir = tempfile::tempdir().unwrap();
+    let (s1, s2c) = (db(&dir, "s1.db"), db(&dir, "s2c.db"));
+    play(&s1, &config(&["turkish"], 2));
+    play(
+        &s2c,
+        &RunConfig {
+            seed: 8,
+            ..config(&["turkish"], 2)
+        },
+    );
+    let m1 = db(&dir, "m1.db");
+    let e = merge(&m1, &[&s1, &s2c])
+        .map(|_| ())
+        .map_err(|e| e.to_string());
+    assert!(
+        e.as_ref()
+            .is_err_and(|e| e.contains("a row of runs (turkish")),
+        "{e:?}"
+    );
+    assert!(!m1.exists());
+    // An output that exists keeps what it held.
+    let other = db(&dir, "other.db");
+    play(&other, &config(&["russian"], 2));
+    let m2 = db(&dir, "m2.db");
+    merge(&m2, &[&other]).unwrap();
+    let before = std::fs::read(&m2).unwrap();
+    assert!(merge(&m2, &[&s1, &s2c]).is_err());
+    assert_eq!(std::fs::read(&m2).unwrap(), before);
+    same(&other, &m2);
+    // No scratch file is left beside it.
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -40,6 +40,37 @@ pub fn read_pdn_text(path: &Path, limit: usize, what: &str) -> Result<String> {
     Ok(damspel_notation::pdn::decode(&bytes).0.into_owned())
 }
 
+/// Text from a file or a peer (a PDN's tags and comments, a DXP peer's names and chat) as the
+/// terminal is given it: a control character is shown as `?`, since a terminal obeys escape
+/// sequences (retitle it, clear the screen, colour what follows), a carriage return writes over
+/// what came before and a tab shifts a table's columns. Files written keep the text: it is data.
+pub fn printable(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
+/// Whether `a` and `b` are the same file on disk, however named (`x.pdn`, `./x.pdn`, a
+/// symbolic or a hard link: the same device and inode). Only regular files: a terminal or a
+/// pipe (`/dev/stdin`, `/dev/stdout`) may be both read and written.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    if !(ma.is_file() && mb.is_file()) {
+        return false;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        ma.dev() == mb.dev() && ma.ino() == mb.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok()
+    }
+}
+
 /// A file a command writes after long work (a review, a tuning, a match's games), opened before
 /// the work starts: a path that cannot be written (a folder, a missing folder, no permission)
 /// is said at once instead of after minutes or hours of searching, which were then lost. What
@@ -50,7 +81,16 @@ pub struct Output {
 }
 
 impl Output {
-    pub fn open(path: &Path) -> Result<Output> {
+    /// Opens `path`, refused when it is one of the command's `inputs` (replacing it would lose
+    /// what is read: a review's file of games, a match's openings) before anything is written.
+    pub fn open(path: &Path, inputs: &[&Path]) -> Result<Output> {
+        if let Some(input) = inputs.iter().find(|input| same_file(path, input)) {
+            bail!(
+                "cannot write {}: it is the input {}, which would be replaced; name another file",
+                path.display(),
+                input.display()
+            );
+        }
         let file = std::fs::OpenOptions::new()
             .write(true)
             .create(true)

@@ -592,7 +592,8 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("damspel: {}", catalogue::explain(&e));
+            // Errors quote the user's files (a PDN's tags, a variant file's names).
+            eprintln!("damspel: {}", files::printable(&catalogue::explain(&e)));
             ExitCode::FAILURE
         }
     }

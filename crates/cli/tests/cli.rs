@@ -891,3 +891,103 @@ fn endless_files_are_refused_at_their_bound() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn an_output_that_is_an_input_is_refused_before_the_work() {
+    // `review two.pdn --out two.pdn` left one game of two; `match --openings op.pdn --pdn op.pdn`
+    // emptied the openings; `tune --weights w.toml --out w.toml` replaced the weights it named as
+    // its start. The same file however named: `./x`, a symbolic link, a hard link.
+    let dir = std::env::temp_dir().join(format!("damspel-same-file-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let games = dir.join("two.pdn");
+    let two = "[GameType \"20\"]\n[White \"A\"]\n\n1. 32-28 19-23 *\n\n\
+               [GameType \"20\"]\n[White \"B\"]\n\n1. 33-29 18-22 *\n";
+    std::fs::write(&games, two).unwrap();
+    let openings = dir.join("openings.txt");
+    std::fs::write(&openings, "32-28 19-23 28x19 14x23\n").unwrap();
+    let weights = dir.join("russian.toml");
+    let out = damspel(&["weights", "russian"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    std::fs::write(&weights, &out.stdout).unwrap();
+    std::os::unix::fs::symlink(&games, dir.join("link.pdn")).unwrap();
+    std::fs::hard_link(&weights, dir.join("hard.toml")).unwrap();
+    let path = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let dotted = format!("{}/./two.pdn", dir.display());
+    let weights_engine = format!("damspel:depth=1,weights={}", path(&weights));
+    let cases: Vec<Vec<String>> = vec![
+        vec!["review", &path(&games), "--nodes", "100", "--out", &dotted],
+        vec![
+            "review",
+            &dotted,
+            "--nodes",
+            "100",
+            "--out",
+            &path(&dir.join("link.pdn")),
+        ],
+        vec![
+            "match",
+            "international",
+            "--engine",
+            "damspel:depth=1",
+            "--engine",
+            "random",
+            "--games",
+            "2",
+            "--openings",
+            &path(&openings),
+            "--pdn",
+            &path(&openings),
+        ],
+        vec![
+            "match",
+            "russian",
+            "--engine",
+            &weights_engine,
+            "--engine",
+            "random",
+            "--games",
+            "2",
+            "--pdn",
+            &path(&dir.join("hard.toml")),
+        ],
+        vec![
+            "tune",
+            "russian",
+            "--games",
+            "1000000",
+            "--depth",
+            "1",
+            "--weights",
+            &path(&weights),
+            "--out",
+            &path(&dir.join("hard.toml")),
+        ],
+    ]
+    .into_iter()
+    .map(|args| args.into_iter().map(String::from).collect())
+    .collect();
+    let before: Vec<Vec<u8>> = [&games, &openings, &weights]
+        .iter()
+        .map(|p| std::fs::read(p).unwrap())
+        .collect();
+    for args in &cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = damspel_within(&args, std::time::Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("{args:?}: still working after 60 s"));
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains("is the input"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        let after: Vec<Vec<u8>> = [&games, &openings, &weights]
+            .iter()
+            .map(|p| std::fs::read(p).unwrap())
+            .collect();
+        assert!(after == before, "{args:?} changed an input");
+    }
+    // Another file is written as before.
+    let other = path(&dir.join("reviewed.pdn"));
+    let out = damspel(&["review", &path(&games), "--nodes", "100", "--out", &other]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}

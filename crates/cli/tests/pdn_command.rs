@@ -295,3 +295,58 @@ fn convert_keeps_a_result_it_cannot_read() {
     assert!(written[2].contains("[Result \"2-0\"]"), "{}", written[2]);
     assert!(written[2].contains("19-23 2-0"), "{}", written[2]);
 }
+
+#[test]
+fn a_files_control_characters_are_not_sent_to_the_terminal() {
+    // A downloaded PDN's tags could retitle the terminal (ESC ] 0 ; … BEL), clear it (ESC [ 2 J),
+    // write over a line (CR) or shift `list`'s columns (TAB): what is printed shows them as `?`;
+    // the PDN written keeps them (it is data).
+    let pdn = file(
+        "escapes.pdn",
+        b"[GameType \"20\"]\n[White \"\x1b]0;pwned\x07\x1b[2J\x1b[31mRED\"]\n\
+          [Black \"tab\there\"]\n[Event \"x\rOVERWRITE\"]\n\n1. 32-28 19-23 *\n",
+    );
+    let path = pdn.to_str().unwrap();
+    // Control bytes but the line ends (and the tabs between `list`'s columns, counted apart).
+    let controls = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .filter(|&&b| (b < 0x20 || b == 0x7f) && b != b'\n' && b != b'\t')
+            .count()
+    };
+    let list = damspel(&["pdn", "list", path]);
+    assert!(list.status.success());
+    let text = String::from_utf8(list.stdout.clone()).unwrap();
+    let row = text.lines().nth(2).unwrap();
+    // `#`, White, Black, Event, Date, Result, Moves, Variant: seven tabs, only between columns.
+    assert_eq!(row.matches('\t').count(), 7, "{row:?}");
+    assert!(
+        row.contains("?]0;pwned??[2J?[31mRED\ttab?here\tx?OVERWRITE"),
+        "{row:?}"
+    );
+    let check = damspel(&["pdn", "check", path]);
+    assert!(check.status.success());
+    for (what, out) in [("list", &list), ("check", &check)] {
+        assert_eq!(controls(&out.stdout) + controls(&out.stderr), 0, "{what}");
+    }
+    assert!(!check.stdout.contains(&b'\t'));
+    let check = String::from_utf8(check.stdout).unwrap();
+    assert!(check.contains("?[2J?[31mRED"), "{check}");
+    // An error quoting the file (a Variant tag no variant has) is cleaned too.
+    let bad = file(
+        "escapes-variant.pdn",
+        b"[Variant \"\x1b[2Jmine\"]\n\n1. 32-28 *\n",
+    );
+    let out = damspel(&["pdn", "check", bad.to_str().unwrap()]);
+    assert!(!out.status.success());
+    assert_eq!(controls(&out.stdout) + controls(&out.stderr), 0);
+    // Converted to PDN: the text as read.
+    let out = damspel(&["pdn", "convert", path, "--to", "pdn"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = String::from_utf8(out.stdout).unwrap();
+    assert!(written.contains("\x1b]0;pwned\x07\x1b[2J"), "{written:?}");
+}

@@ -135,3 +135,24 @@ fn bad_input_is_a_clear_error() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_summary_does_not_send_a_files_control_characters() {
+    // The summary on stderr names the players from the file's tags: an escape sequence there
+    // (clear the screen, colour what follows) reached the terminal as it was.
+    let game = file(
+        "escapes.pdn",
+        &GAME.replace("Ann", "\u{1b}[2J\u{1b}[31mAnn\rEve"),
+    );
+    let out = damspel(&["review", game.to_str().unwrap(), "--nodes", "1000"]);
+    assert!(out.status.success(), "{out:?}");
+    let summary = String::from_utf8(out.stderr).unwrap();
+    assert!(summary.contains("White (?[2J?[31mAnn?Eve)"), "{summary:?}");
+    assert!(
+        !summary.chars().any(|c| c.is_control() && c != '\n'),
+        "{summary:?}"
+    );
+    // The annotated game keeps the name as read (it is data).
+    let pdn = String::from_utf8(out.stdout).unwrap();
+    assert!(pdn.contains("\u{1b}[2J\u{1b}[31mAnn\rEve"), "{pdn:?}");
+}

@@ -2,9 +2,13 @@
 //! (number, players, event) with reading going on at the next game, encodings detected, and the
 //! file's limits.
 
+use std::sync::Arc;
+
 use damspel_notation::pdn::{
-    read_file, read_file_with, read_text, Item, PdnErrorKind, ReadLimits, TextEncoding,
+    read_file, read_file_with, read_text, replay, write_movetext, Item, PdnErrorKind, ReadLimits,
+    TextEncoding,
 };
+use damspel_rules::{Catalogue, Rules};
 
 const SIX: &str = r#"[Event "Club 1"]
 [White "A"]
@@ -252,4 +256,56 @@ fn file_limits() {
     );
     let e = read_file_with(&[b' '; 1001], &limits).unwrap_err();
     assert_eq!(e.kind, PdnErrorKind::TooLong);
+}
+
+/// Whether `parts` occur in `text` in this order, each after the one before.
+fn in_order(text: &str, parts: &[&str]) -> bool {
+    let mut at = 0;
+    parts.iter().all(|p| match text[at..].find(p) {
+        Some(i) => {
+            at += i + p.len();
+            true
+        }
+        None => false,
+    })
+}
+
+#[test]
+fn comments_and_variations_are_written_in_the_order_read() {
+    // `1. 32-28 {c1} (1. 31-27 ...) 1... 19-23` was written `1. 32-28 (1. 31-27 ...) {c1} ...`:
+    // the comment about 32-28 moved after the variation.
+    let text = "1. 32-28 {c1} (1. 31-27 {c2} 19-23) {c3} 1... 19-23 $1 (1... 18-22) {c4} \
+                (1... 17-22) 2. 28x19 14x23 *";
+    let order = [
+        "32-28",
+        "{c1}",
+        "(1. 31-27",
+        "{c2}",
+        "19-23)",
+        "{c3}",
+        "19-23 $1",
+        "18-22)",
+        "{c4}",
+        "17-22)",
+        "28x19",
+    ];
+    let file = read_text(text, &ReadLimits::default());
+    assert!(file.errors.is_empty(), "{:?}", file.errors);
+    let game = &file.games[0];
+    // As read (Line::write) and in Damspel's writing from a replay (pdn convert --to pdn).
+    let mut as_read = String::new();
+    game.tree.write(&mut as_read);
+    assert!(in_order(&as_read, &order), "{as_read}");
+    let variant = Catalogue::builtin().get("international").unwrap();
+    let rules = Arc::new(Rules::<u64>::new(Arc::new(variant)).unwrap());
+    let r = replay(game, &rules);
+    assert!(r.error.is_none(), "{:?}", r.error);
+    let moves: Vec<_> = r.plies.iter().map(|p| p.mv).collect();
+    let written = write_movetext(&rules, &r.start, &game.tree, &moves);
+    assert!(in_order(&written, &order), "{written}");
+    // Read again (its moves numbered anew), the same order.
+    let again = read_text(&format!("{written} *"), &ReadLimits::default());
+    let mut again_text = String::new();
+    again.games[0].tree.write(&mut again_text);
+    assert!(in_order(&again_text, &order), "{again_text}");
 }

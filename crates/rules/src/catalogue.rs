@@ -218,35 +218,43 @@ impl Catalogue {
         Variant::from_file(&entry.file, spec)
     }
 
+    /// The table of entry `index` with what it extends merged in; `chain` holds the entries
+    /// followed so far, the first the one asked for.
     fn resolved_table(
         &self,
         index: usize,
-        chain: &mut Vec<String>,
+        chain: &mut Vec<usize>,
     ) -> Result<toml::Table, VariantError> {
         let entry = &self.entries[index];
-        chain.push(entry.id.clone());
+        chain.push(index);
+        let ids = |chain: &[usize]| {
+            chain
+                .iter()
+                .map(|&i| self.entries[i].id.as_str())
+                .collect::<Vec<_>>()
+                .join(" -> ")
+        };
         let mut table = entry.table.clone();
         match entry.table.get("extends") {
             None => {}
             Some(toml::Value::String(parent)) => {
                 if chain.len() > MAX_EXTENDS_DEPTH {
+                    // Blamed on the file the chain starts from (the user's), not on the file
+                    // where it grew too long (often a built-in one).
                     return Err(VariantError::new(
-                        &entry.file,
+                        &self.entries[chain[0]].file,
                         Some("extends"),
                         format!(
                             "the chain {} is longer than {MAX_EXTENDS_DEPTH} files",
-                            chain.join(" -> ")
+                            ids(chain)
                         ),
                     ));
                 }
-                if chain.contains(parent) {
+                if chain.iter().any(|&i| self.entries[i].id == *parent) {
                     return Err(VariantError::new(
                         &entry.file,
                         Some("extends"),
-                        format!(
-                            "`{parent}` leads back to this file ({})",
-                            chain.join(" -> ")
-                        ),
+                        format!("`{parent}` leads back to this file ({})", ids(chain)),
                     ));
                 }
                 let parent_index = self

@@ -352,6 +352,40 @@ fn unknown_extends_id() {
 }
 
 #[test]
+fn a_chain_too_long_is_blamed_on_the_users_file() {
+    // c1 extends russian (which extends brazilian), c2 extends c1, ... c20 extends c19: the chain
+    // grows past 16 files at a built-in one, and the error named variants/brazilian.toml.
+    let files: Vec<(String, String)> = (1..=20)
+        .map(|i| {
+            let parent = if i == 1 {
+                "russian".to_string()
+            } else {
+                format!("c{}", i - 1)
+            };
+            (format!("c{i}.toml"), child(&format!("c{i}"), &parent, ""))
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect();
+    let e = load_err(&refs);
+    let msg = e.to_string();
+    assert!(msg.contains("longer than 16 files"), "{msg}");
+    // The file whose chain is too long is the first file of the chain the message gives.
+    let first = msg
+        .split("the chain ")
+        .nth(1)
+        .and_then(|c| c.split(" -> ").next());
+    assert_eq!(
+        first.map(|id| format!("{id}.toml")),
+        Some(e.file.clone()),
+        "{msg}"
+    );
+    assert!(files.iter().any(|(f, _)| *f == e.file), "{msg}");
+}
+
+#[test]
 fn extends_cycles() {
     let a = child("cycle-a", "cycle-b", "");
     let b = child("cycle-b", "cycle-a", "");

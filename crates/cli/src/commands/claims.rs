@@ -21,7 +21,7 @@ pub struct Args {
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     let dir = args.tb_dir.clone().unwrap_or_else(default_dir);
     // Opened before the tables are read or built (--build can take minutes).
-    let mut out = crate::files::Output::open(&args.out)?;
+    let mut out = crate::files::Output::open(&args.out, &[])?;
     let mut page = String::new();
     page.push_str(HEAD);
     for claim in CLAIMS {

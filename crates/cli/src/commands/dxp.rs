@@ -69,15 +69,9 @@ const MAX_ASIDES: u64 = 100;
 
 /// Prints a line of the log, after the tag of the peer it is about (`[3] `, or nothing when one
 /// peer is served at a time). A peer's names and chat may hold control characters (a terminal
-/// would obey escape sequences): they are shown as `?`.
+/// would obey escape sequences): they are shown as `?` (`files::printable`).
 fn say(tag: &str, line: impl AsRef<str>) {
-    println!("dxp: {tag}{}", printable(line.as_ref()));
-}
-
-fn printable(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .collect()
+    println!("dxp: {tag}{}", crate::files::printable(line.as_ref()));
 }
 
 pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
@@ -819,6 +813,9 @@ mod tests {
 
     #[test]
     fn a_peers_control_characters_are_not_printed() {
-        assert_eq!(super::printable("chat: \u{1b}[2Jhi\u{7}"), "chat: ?[2Jhi?");
+        assert_eq!(
+            crate::files::printable("chat: \u{1b}[2Jhi\u{7}"),
+            "chat: ?[2Jhi?"
+        );
     }
 }

@@ -326,7 +326,20 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
     let pdn_out = args
         .pdn
         .map(|path| -> Result<Mutex<Result<crate::files::Output>>> {
-            let mut out = crate::files::Output::open(Path::new(path))?;
+            // The files read (the openings, the engines' weights) are not the one written.
+            let mut inputs: Vec<&Path> = specs
+                .iter()
+                .filter_map(|spec| match spec {
+                    Spec::Damspel {
+                        weights: Some(w), ..
+                    } => Some(Path::new(w.as_str())),
+                    _ => None,
+                })
+                .collect();
+            if from_file {
+                inputs.push(Path::new(args.openings));
+            }
+            let mut out = crate::files::Output::open(Path::new(path), &inputs)?;
             out.replace(b"")?;
             Ok(Mutex::new(Ok(out)))
         })

@@ -18,6 +18,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::files::printable;
+
 #[derive(Subcommand)]
 pub enum Action {
     /// One line per game: number, White, Black, Event, Date, Result, moves, and the variant
@@ -245,7 +247,7 @@ fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) ->
     writeln!(
         out,
         "{}: {} games ({} unreadable), {encoding}",
-        path.display(),
+        printable(&path.display().to_string()),
         file.count(),
         file.errors.len()
     )?;
@@ -253,26 +255,42 @@ fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) ->
     let mut errors = file.errors.iter().peekable();
     for row in &rows {
         while let Some(e) = errors.next_if(|e| e.number < row.number) {
-            writeln!(out, "{}\tunreadable: {e}", e.number)?;
+            writeln!(
+                out,
+                "{}\tunreadable: {}",
+                e.number,
+                printable(&e.to_string())
+            )?;
         }
-        writeln!(
-            out,
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
-            row.number,
+        // The file's text, each column cleaned: a tab in a tag would shift the columns.
+        let text = [
             row.white,
             row.black,
             row.event,
             row.date,
             row.result,
+            &row.variant.message,
+        ]
+        .map(printable);
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{}",
+            row.number,
+            text[..5].join("\t"),
             row.moves,
-            row.variant.message
+            text[5]
         )?;
     }
     for e in errors {
-        writeln!(out, "{}\tunreadable: {e}", e.number)?;
+        writeln!(
+            out,
+            "{}\tunreadable: {}",
+            e.number,
+            printable(&e.to_string())
+        )?;
     }
     if let Some(stopped) = &file.stopped {
-        writeln!(out, "{stopped}")?;
+        writeln!(out, "{}", printable(stopped))?;
     }
     Ok(())
 }
@@ -358,55 +376,56 @@ fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
+        // Each line is the file's text (tags, moves, errors quoting them) as a terminal shows it.
         let mut errors = file.errors.iter().peekable();
         for c in &checked {
             while let Some(e) = errors.next_if(|e| e.number < c.number) {
-                writeln!(out, "{e}")?;
+                writeln!(out, "{}", printable(&e.to_string()))?;
             }
             let name = if c.label.is_empty() {
                 format!("game {}", c.number)
             } else {
                 format!("game {} ({})", c.number, c.label)
             };
-            match &c.error {
+            let line = match &c.error {
                 // The variant decided, and what its GameType says that was not followed.
                 Some(e) if c.variant.variant.is_some() => {
-                    writeln!(out, "{name}: FAILED: {e} ({})", c.variant.message)?
+                    format!("{name}: FAILED: {e} ({})", c.variant.message)
                 }
-                Some(e) => writeln!(out, "{name}: FAILED: {e}")?,
+                Some(e) => format!("{name}: FAILED: {e}"),
                 None => {
-                    write!(out, "{name}: ok, {} plies, {}", c.plies, c.variant.message)?;
+                    let mut line = format!("{name}: ok, {} plies, {}", c.plies, c.variant.message);
                     for claim in &c.claims {
                         let on = if claim.ply < c.plies {
                             " (played on)"
                         } else {
                             ""
                         };
-                        write!(out, "; {} after ply {}{on}", claim.reason, claim.ply)?;
+                        line.push_str(&format!("; {} after ply {}{on}", claim.reason, claim.ply));
                     }
                     if let Some((tag, text)) = &c.results_differ {
-                        write!(
-                            out,
+                        line.push_str(&format!(
                             "; its Result tag says `{tag}`, its move text ends `{text}`"
-                        )?;
+                        ));
                     }
-                    writeln!(out)?;
+                    line
                 }
-            }
+            };
+            writeln!(out, "{}", printable(&line))?;
         }
         for e in errors {
-            writeln!(out, "{e}")?;
+            writeln!(out, "{}", printable(&e.to_string()))?;
         }
         writeln!(
             out,
             "{}: {} games: {} replayed to their end, {failed} failed, {} unreadable{}",
-            path.display(),
+            printable(&path.display().to_string()),
             file.count(),
             checked.len() - failed,
             file.errors.len(),
             file.stopped
                 .as_deref()
-                .map_or(String::new(), |s| format!("; {s}"))
+                .map_or(String::new(), |s| format!("; {}", printable(s)))
         )?;
     }
     if failed + file.errors.len() > 0 || file.stopped.is_some() {
@@ -432,18 +451,18 @@ fn convert(
     let mut out = std::io::stdout().lock();
     let mut failed = file.errors.len();
     for e in &file.errors {
-        eprintln!("damspel: {e}");
+        eprintln!("damspel: {}", printable(&e.to_string()));
     }
     let mut values: Vec<Value> = Vec::new();
     for game in &file.games {
         let checked = replay_game(&mut games, game, !matches!(to, Format::Pdn));
         if let Some(e) = &checked.error {
             failed += 1;
-            eprintln!("damspel: game {}: {e}", game.number);
+            eprintln!("damspel: game {}: {}", game.number, printable(e));
         }
         match to {
             Format::Fen => {
-                writeln!(out, "# game {} {}", game.number, checked.label)?;
+                writeln!(out, "# game {} {}", game.number, printable(&checked.label))?;
                 for fen in &checked.fens {
                     writeln!(out, "{fen}")?;
                 }
@@ -474,9 +493,11 @@ fn convert(
                 } else if checked.error.is_none() {
                     if let Some((tag, text)) = &checked.results_differ {
                         eprintln!(
-                            "damspel: game {}: its Result tag says `{tag}`, its move text ends \
-                             `{text}`: the move text's is written",
-                            game.number
+                            "damspel: game {}: its Result tag says `{}`, its move text ends \
+                             `{}`: the move text's is written",
+                            game.number,
+                            printable(tag),
+                            printable(text)
                         );
                     }
                     let id = checked.variant.variant.clone().unwrap_or_default();

@@ -74,7 +74,7 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     let mut out = args
         .out
         .as_deref()
-        .map(crate::files::Output::open)
+        .map(|out| crate::files::Output::open(out, &[path]))
         .transpose()?;
     let budget = match (args.nodes, args.time) {
         (Some(n), _) => Budget::Nodes(n),
@@ -123,7 +123,8 @@ fn summary(game: &damspel_notation::pdn::PdnRead, review: &Review, note: &str) -
         game.tag(tag)
             .map(str::trim)
             .filter(|n| !n.is_empty() && *n != "?")
-            .map(|n| format!(" ({n})"))
+            // The file's text on a terminal: its control characters are not obeyed.
+            .map(|n| format!(" ({})", crate::files::printable(n)))
             .unwrap_or_default()
     };
     let mut out = format!("{note}: {} plies\n", review.plies.len());

@@ -93,7 +93,10 @@ fn tune_variant<B: Bits>(rules: Arc<Rules<B>>, start: Weights, args: &Args) -> R
             format!("weights/{id}.toml")
         }
     };
-    let mut out = crate::files::Output::open(std::path::Path::new(&out_path))?;
+    // The weights it starts from are not replaced: the command line written would name a file
+    // that no longer holds them.
+    let inputs: Vec<&std::path::Path> = args.weights.iter().map(std::path::Path::new).collect();
+    let mut out = crate::files::Output::open(std::path::Path::new(&out_path), &inputs)?;
     let openings = random_openings(&rules, args.games, args.openings, args.seed);
     if openings.len() < args.games {
         eprintln!(

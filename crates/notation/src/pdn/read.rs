@@ -632,18 +632,24 @@ impl<'a> Parser<'a> {
             return Err(syntax(self.i, "a variation closes without opening"));
         }
         let line = self.stack.pop().expect("an open variation");
-        // Comments and NAGs may stand between a move and its variations.
+        // Comments and NAGs may stand between a move and its variations: how many is kept, so
+        // that the variation is written again where it was.
         let replaced = self
             .line()
             .items
             .iter_mut()
             .rev()
-            .find_map(|item| match item {
-                Item::Move(m) => Some(m),
+            .enumerate()
+            .find_map(|(after, item)| match item {
+                Item::Move(m) => Some((m, after)),
                 _ => None,
             });
         match replaced {
-            Some(m) => m.variations.push(line),
+            Some((m, after)) => {
+                m.variation_places.resize(m.variations.len(), 0);
+                m.variations.push(line);
+                m.variation_places.push(after);
+            }
             None => {
                 return Err(syntax(
                     self.i,

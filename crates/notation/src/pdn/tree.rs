@@ -47,6 +47,24 @@ pub struct MoveNode {
     /// Variations: lines played instead of this move.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub variations: Vec<Line>,
+    /// Where each variation was written: after how many of the line's items that follow this
+    /// move (comments, NAGs: `32-28 {c} (...)` is 1). Missing: 0, straight after the move.
+    #[serde(skip)]
+    pub variation_places: Vec<usize>,
+}
+
+impl MoveNode {
+    /// The variations written after `n` of the items that follow the move (and, for the last
+    /// `n` of a line, `last`, every variation placed further).
+    pub fn variations_at(&self, n: usize, last: bool) -> impl Iterator<Item = &Line> {
+        self.variations
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, v)| {
+                let place = self.variation_places.get(i).copied().unwrap_or(0);
+                (place == n || (last && place > n)).then_some(v)
+            })
+    }
 }
 
 impl Line {
@@ -60,7 +78,10 @@ impl Line {
 
     /// Writes the line as PDN move text (read back, it gives the same tree).
     pub fn write(&self, out: &mut String) {
-        for item in &self.items {
+        // The last move, its variations written in the places they were read.
+        let mut last: Option<(&MoveNode, usize)> = None;
+        let items = &self.items;
+        for (i, item) in items.iter().enumerate() {
             if !out.is_empty() && !out.ends_with([' ', '\n', '(']) {
                 out.push(' ');
             }
@@ -78,18 +99,7 @@ impl Line {
                         out.push(' ');
                         out.push_str(nag);
                     }
-                    for v in &m.variations {
-                        let mut text = String::new();
-                        v.write(&mut text);
-                        // `(?)` and `(!)` read as a strength mark, not a variation of one.
-                        out.push_str(if text.starts_with(['!', '?']) {
-                            " ( "
-                        } else {
-                            " ("
-                        });
-                        out.push_str(&text);
-                        out.push(')');
-                    }
+                    last = Some((m, 0));
                 }
                 Item::Comment { text } => {
                     out.push('{');
@@ -103,6 +113,35 @@ impl Line {
                 }
                 Item::Nag { nag } => out.push_str(nag),
             }
+            if let Some((m, n)) = &mut last {
+                if !matches!(item, Item::Move(_)) {
+                    *n += 1;
+                }
+                let end = !matches!(
+                    items.get(i + 1),
+                    Some(Item::Comment { .. } | Item::Nag { .. })
+                );
+                for v in m.variations_at(*n, end) {
+                    write_variation(v, out);
+                }
+                if end {
+                    last = None;
+                }
+            }
         }
     }
+}
+
+/// ` (line)`.
+fn write_variation(v: &Line, out: &mut String) {
+    let mut text = String::new();
+    v.write(&mut text);
+    // `(?)` and `(!)` read as a strength mark, not a variation of one.
+    out.push_str(if text.starts_with(['!', '?']) {
+        " ( "
+    } else {
+        " ("
+    });
+    out.push_str(&text);
+    out.push(')');
 }

@@ -7,7 +7,7 @@ use damspel_rules::{Bits, Move, Position, Rules, SquareNames, Variant};
 
 use super::replay::position_for;
 use super::result::{write_result, GameResult};
-use super::tree::{Item, Line};
+use super::tree::{Item, Line, MoveNode};
 use crate::fen::write_fen;
 use crate::movetext::{format_move, parse_move};
 
@@ -171,7 +171,24 @@ fn write_line<B: Bits>(
 ) {
     let mut number_next = true;
     let mut played = 0;
+    // The last move with the position before it, its ply and the items written after it: its
+    // variations are written in the places they were read (`32-28 {c} (...)`).
+    let mut last: Option<(&MoveNode, Option<Position<B>>, usize, usize)> = None;
     for (i, item) in line.items.iter().enumerate() {
+        // After the items that follow a move (comments, NAGs), the variations written there.
+        if let Some((m, before, ply, n)) = &mut last {
+            let end = !matches!(item, Item::Comment { .. } | Item::Nag { .. });
+            for v in m.variations_at(*n, end) {
+                out.push_str(" (");
+                write_line(rules, *before, *ply, v, None, out);
+                out.push(')');
+                number_next = true;
+            }
+            *n += 1;
+            if end {
+                last = None;
+            }
+        }
         if matches!(item, Item::Setup { .. }) && main.is_some() && played == 0 {
             continue;
         }
@@ -208,12 +225,7 @@ fn write_line<B: Bits>(
                     out.push_str(nag);
                 }
                 number_next = false;
-                for v in &m.variations {
-                    out.push_str(" (");
-                    write_line(rules, before, k, v, None, out);
-                    out.push(')');
-                    number_next = true;
-                }
+                last = Some((m, before, k, 0));
                 k += 1;
                 played += 1;
             }
@@ -242,6 +254,13 @@ fn write_line<B: Bits>(
                 }
                 number_next = true;
             }
+        }
+    }
+    if let Some((m, before, ply, n)) = last {
+        for v in m.variations_at(n, true) {
+            out.push_str(" (");
+            write_line(rules, before, ply, v, None, out);
+            out.push(')');
         }
     }
 }

@@ -125,6 +125,8 @@ pub struct AppState {
     pub(crate) access_token: std::sync::OnceLock<String>,
     /// Folder of the endgame tables.
     pub(crate) tb_dir: std::path::PathBuf,
+    /// Places for event streams (`Transport::max_event_streams`): each stream holds one.
+    pub(crate) event_streams: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -140,6 +142,9 @@ impl AppState {
             reviews: Default::default(),
             access_token: std::sync::OnceLock::new(),
             tb_dir: settings.tb_dir.clone(),
+            event_streams: Arc::new(tokio::sync::Semaphore::new(
+                crate::Transport::default().max_event_streams(),
+            )),
         }
     }
 

@@ -103,7 +103,7 @@ pub async fn start(
             let s = &guard.session;
             (
                 s.meta().variant.clone(),
-                s.pdn(),
+                s.main_line_pdn(),
                 // The game is its main line, whichever node is shown (the PDN is its main
                 // line too): the shown line's moves made the count, and the staleness, wrong.
                 s.main_line().join(" "),
@@ -122,6 +122,8 @@ pub async fn start(
         )));
     }
     let variant = app.variant(&variant)?;
+    // The main line alone: variations and comments, which a review does not read, could make
+    // the whole too long or too deep to read back.
     let game = read_game(&pdn).map_err(|e| ApiError::internal(e.to_string()))?;
     let stopper = Stopper::new();
     {

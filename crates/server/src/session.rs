@@ -184,6 +184,8 @@ pub struct SearchOutcome {
     pub depth: u32,
     /// The position's hash when the search started (to check it is still current).
     pub position_hash: u64,
+    /// When the search began (Unix ms; set by the caller that ran it).
+    pub started_ms: u64,
 }
 
 /// A search that can run on another thread.
@@ -1250,6 +1252,7 @@ impl<B: Bits> Session for GameSession<B> {
                 lines,
                 depth: result.depth,
                 position_hash: pos.hash(),
+                started_ms: 0,
             }
         })
     }

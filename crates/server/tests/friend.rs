@@ -752,3 +752,72 @@ async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
     assert_eq!(status, 400);
     s.stop().await;
 }
+
+/// The audit: with a clock, the engine lost on time though nobody had asked it to move (the
+/// server plays its move only on `POST .../engine`), and its clock ran while its request
+/// waited in the search queue. Now its clock runs from the start of its search to its move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_slot() {
+    // One search at a time, so that a hint on another game holds the engine's request back.
+    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let c = reqwest::Client::new();
+    // Half a second each: the least a clock may have.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "white": "human", "black": "engine",
+               "clock": {"minutes": 0.5 / 60.0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let seat = created["seats"]["white"].as_str().unwrap().to_string();
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/move")),
+        Some(&seat),
+        json!({"move": "a3-a4"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "black", "{state}");
+    // Three times the engine's whole time passes before anyone asks it to move.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{id}"))).await;
+    assert!(state["outcome"].is_null(), "{}", state["outcome"]);
+    // Another game's hint takes the only search slot for a second and a half: the engine's
+    // request waits behind it.
+    let other = engine_game(&c, &s).await;
+    let other_seat = other["seats"]["white"].as_str().unwrap().to_string();
+    let hint_url = s.url(&format!(
+        "/api/games/{}/hint",
+        other["id"].as_str().unwrap()
+    ));
+    let hint = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            post_as(&c, &hint_url, Some(&other_seat), json!({"time": 1.5})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/engine")),
+        Some(&seat),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["outcome"].is_null(), "{}", state["outcome"]);
+    assert_eq!(
+        state["history"].as_array().unwrap().len(),
+        2,
+        "the engine moved"
+    );
+    let black = state["clock"]["black_ms"].as_i64().unwrap();
+    assert!(black > 0 && black <= 500, "black has {black} ms");
+    assert_eq!(state["clock"]["running"], "white");
+    assert_eq!(hint.await.unwrap().0, 200);
+    s.stop().await;
+}

@@ -35,6 +35,8 @@ pub const MAX_PLIES: usize = 2000;
 
 /// Longest search a request may ask for, in seconds.
 pub const MAX_ENGINE_TIME: f64 = 10.0;
+/// What an import lists as left out (`skipped`) at most; then how many more.
+pub const MAX_SKIPPED: usize = 100;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -1078,6 +1080,13 @@ impl<B: Bits> Session for GameSession<B> {
         self.graft_line(0, line, true, &mut skipped, listing_deadline());
         let end = self.tree.main_end();
         let _ = self.go(end);
+        // The first ones say what kind of thing was left out; a file of 100,000 bad NAGs made
+        // an answer of 9.6 MB.
+        if skipped.len() > MAX_SKIPPED {
+            let more = skipped.len() - MAX_SKIPPED;
+            skipped.truncate(MAX_SKIPPED);
+            skipped.push(format!("and {more} more left out"));
+        }
         skipped
     }
 

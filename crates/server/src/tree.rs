@@ -313,8 +313,10 @@ pub fn check_nag(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
+        // Quoted short: a 500 KB token was echoed whole.
         Err(format!(
-            "`{text}` is not a NAG ($0 to $255) or a move mark (!, ?, !!, ??, !?, ?!)"
+            "`{}` is not a NAG ($0 to $255) or a move mark (!, ?, !!, ??, !?, ?!)",
+            damspel_rules::quoted(text)
         ))
     }
 }

@@ -463,21 +463,27 @@ fn authorize(
         return Ok(Vec::new());
     }
     let Some(&free) = wanted.iter().find(|&&c| meta.keys.get(c).is_none()) else {
-        if who.holds_any(&meta.keys) {
-            // A player, not a watcher: the other side's move (or its engine's).
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "it is {}'s move: only its player may make it, or have the engine make it",
-                    side.name()
-                ),
-            ));
-        }
-        return Err(seats::watching());
+        return Err(not_yours(meta, who, side));
     };
     let secret = seats::new_secret();
     session.meta_mut().keys.set(free, seats::hash(&secret));
     Ok(vec![(free, secret)])
+}
+
+/// Why a request may not make (or have the engine make) `side`'s move: a player is told whose
+/// move it is, a watcher that it watches.
+fn not_yours(meta: &Meta, who: &Presented, side: Color) -> ApiError {
+    if who.holds_any(&meta.keys) {
+        // A player, not a watcher: the other side's move (or its engine's).
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "it is {}'s move: only its player may make it, or have the engine make it",
+                side.name()
+            ),
+        );
+    }
+    seats::watching()
 }
 
 /// Checks that the request may change the game's moves other than by playing on (delete a

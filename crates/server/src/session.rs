@@ -72,14 +72,19 @@ pub struct Meta {
     /// Resignation, draw offers and claims, flag falls, the clock (friend.rs).
     #[serde(flatten)]
     pub play: crate::friend::Play,
-    /// Hash of the invitation that hands the free seat to a friend (None: none open). Only
-    /// whether one is open is shown.
-    #[serde(rename = "invite_open", serialize_with = "is_some")]
+    /// The invitation that hands the free seat to a friend: `seat:hash` while open,
+    /// [`INVITE_USED`] once used, None if the game never had one. Only whether one is open is
+    /// shown.
+    #[serde(rename = "invite_open", serialize_with = "is_open")]
     pub invite: Option<String>,
 }
 
-fn is_some<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bool(v.is_some())
+/// The stored invitation of a game whose invitation was used (so that a join is told so, not
+/// that the game never had one).
+pub const INVITE_USED: &str = "used";
+
+fn is_open<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(v.as_deref().is_some_and(|i| i != INVITE_USED))
 }
 
 #[derive(Clone, Debug, Serialize)]

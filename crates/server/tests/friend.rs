@@ -165,12 +165,21 @@ async fn the_engine_moves_a_persons_side_only_for_that_person() {
     let (f, _) = friends(&c, &s, json!({})).await;
     let engine = s.url(&format!("/api/games/{}/engine", f.id));
     let think = json!({"time": 0.05});
-    // White to move: Black's seat may not have the engine play it, nor a watcher.
-    assert_eq!(
-        post_as(&c, &engine, Some(&f.black), think.clone()).await.0,
-        403
+    // White to move: Black's seat may not have the engine play it, nor a watcher. A player
+    // is told whose move it is, as for a move out of turn (it was told it was watching).
+    let (status, refusal) = post_as(&c, &engine, Some(&f.black), think.clone()).await;
+    assert_eq!(status, 403);
+    let told = refusal["error"].as_str().unwrap().to_string();
+    assert!(told.contains("it is white's move"), "{told}");
+    let (status, refusal) = mv(&c, &s, &f.id, &f.black, "a6-a5").await;
+    assert_eq!(status, 403);
+    assert_eq!(refusal["error"].as_str().unwrap(), told);
+    let (status, refusal) = post_as(&c, &engine, None, think.clone()).await;
+    assert_eq!(status, 403);
+    assert!(
+        refusal["error"].as_str().unwrap().contains("watching"),
+        "{refusal}"
     );
-    assert_eq!(post_as(&c, &engine, None, think.clone()).await.0, 403);
     let (status, state) = post_as(&c, &engine, Some(&f.white), think.clone()).await;
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["side_to_move"], "black", "{state}");
@@ -689,6 +698,34 @@ async fn bad_friend_requests_get_clear_errors() {
     assert_eq!(status, 409);
     assert!(
         refused["error"].as_str().unwrap().contains("no invitation"),
+        "{refused}"
+    );
+    // Nor does a game between two people made without one (it said "the invitation was used
+    // already").
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "white": "human", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let join = |id: &str| s.url(&format!("/api/games/{id}/join"));
+    let (status, refused) = post_as(&c, &join(id), None, json!({"invite": "x"})).await;
+    assert_eq!(status, 409);
+    assert!(
+        refused["error"].as_str().unwrap().contains("no invitation"),
+        "{refused}"
+    );
+    // A used invitation says it was used.
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(state["invite_open"], false, "{state}");
+    let (status, refused) = post_as(&c, &join(&f.id), None, json!({"invite": "x"})).await;
+    assert_eq!(status, 409);
+    assert!(
+        refused["error"].as_str().unwrap().contains("used already"),
         "{refused}"
     );
     s.stop().await;

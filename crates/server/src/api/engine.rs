@@ -67,7 +67,8 @@ async fn think(
                 .iter()
                 .any(|&c| who.holds(&s.meta().keys, c))
         {
-            return Err(seats::watching());
+            // The same answer as for a move out of turn.
+            return Err(not_yours(s.meta(), who, s.side_to_move()));
         }
         if wanted.game_move && !s.at_main_end() {
             return Err(ApiError::conflict(

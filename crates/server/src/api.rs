@@ -408,7 +408,7 @@ enum Need {
 
 /// The seats whose secret controls a game: the human ones, or White's when both are engines
 /// (someone must be able to drive an engine game).
-fn controllers(meta: &Meta) -> Vec<Color> {
+pub(crate) fn controllers(meta: &Meta) -> Vec<Color> {
     let human: Vec<Color> = [(Color::White, meta.white), (Color::Black, meta.black)]
         .into_iter()
         .filter(|(_, s)| *s == Seat::Human)
@@ -517,7 +517,7 @@ fn played_at(s: &dyn Session, who: &Presented) -> usize {
 }
 
 /// Whether the request holds a seat of a game whose other seat someone else holds.
-fn between_two(meta: &Meta, who: &Presented) -> bool {
+pub(crate) fn between_two(meta: &Meta, who: &Presented) -> bool {
     let (mine, others): (Vec<Color>, Vec<Color>) = controllers(meta)
         .into_iter()
         .filter(|&c| meta.keys.get(c).is_some())

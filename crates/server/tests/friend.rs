@@ -858,3 +858,70 @@ async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_sl
     assert_eq!(hint.await.unwrap().0, 200);
     s.stop().await;
 }
+
+/// The audit: White's review during a game between two players went to Black's stream and a
+/// watcher's (with evaluations), and `GET .../review` gave anyone the stored best moves, while
+/// hints and analysis there are the asker's own. Now a review is too, until the game is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_during_a_game_between_two_players_is_the_askers_own() {
+    let s = TestServer::start(temp_db("friend-review"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 200);
+    let mut white = listen(&c, &s, &f.id, Some(&f.white)).await;
+    let mut black = listen(&c, &s, &f.id, Some(&f.black)).await;
+    let mut watcher = listen(&c, &s, &f.id, None).await;
+    let url = s.url(&format!("/api/games/{}/review", f.id));
+    let (status, answer) = post_as(&c, &url, Some(&f.white), json!({"time": 0.01})).await;
+    assert_eq!(status, 202, "{answer}");
+    let get_as = |secret: Option<String>| {
+        let (c, url) = (c.clone(), url.clone());
+        async move {
+            let mut r = c.get(&url);
+            if let Some(secret) = secret {
+                r = r.header("x-damspel-seat", secret);
+            }
+            let r = r.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    // The asker's review ends (a guard against a hang only).
+    let done = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let (status, review) = get_as(Some(f.white.clone())).await;
+            assert_eq!(status, 200, "{review}");
+            if review["status"] == "done" {
+                return review;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the review ends");
+    assert!(done["review"].is_object(), "{done}");
+    assert!(done.get("seat").is_none(), "{done}");
+    let settle = Duration::from_millis(500);
+    let white_heard = heard(&mut white, settle).await;
+    assert!(white_heard.contains("event: review"), "{white_heard}");
+    for (who, stream) in [("black", &mut black), ("a watcher", &mut watcher)] {
+        let got = heard(stream, settle).await;
+        assert!(got.contains("event: state"), "{who}: {got}");
+        assert!(
+            !got.contains("event: review"),
+            "{who} heard White's review: {got}"
+        );
+    }
+    // Nor is the stored review shown to them, until the game is over.
+    for secret in [Some(f.black.clone()), None] {
+        let (status, review) = get_as(secret).await;
+        assert_eq!(status, 403, "{review}");
+    }
+    let resign = s.url(&format!("/api/games/{}/resign", f.id));
+    assert_eq!(post_as(&c, &resign, Some(&f.black), json!({})).await.0, 200);
+    let (status, review) = get_as(None).await;
+    assert_eq!(status, 200, "{review}");
+    assert!(review["review"].is_object(), "{review}");
+    s.stop().await;
+}

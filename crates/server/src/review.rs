@@ -230,6 +230,11 @@ pub async fn cancel(
         return Err(seats::watching());
     }
     match app.reviews.map().get(&id) {
+        // A player's own review (`audience`) is stopped by that player only.
+        Some(r) if r.seat.as_deref().is_some_and(|s| !who.has_hash(s)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this review is the other player's own: only they may stop it",
+        )),
         Some(r) => {
             r.stopper.stop();
             Ok(Json(json!({"status": "cancelling"})))

@@ -918,6 +918,25 @@ async fn a_review_during_a_game_between_two_players_is_the_askers_own() {
         let (status, review) = get_as(secret).await;
         assert_eq!(status, 403, "{review}");
     }
+    // A long review of White's is White's to stop, not Black's.
+    let (status, answer) = post_as(&c, &url, Some(&f.white), json!({"time": 2.0})).await;
+    assert_eq!(status, 202, "{answer}");
+    let stop_as = |secret: &str| {
+        let (c, url, secret) = (c.clone(), url.clone(), secret.to_string());
+        async move {
+            let r = c.delete(&url).header("x-damspel-seat", secret);
+            r.send().await.unwrap().status().as_u16()
+        }
+    };
+    assert_eq!(stop_as(&f.black).await, 403);
+    assert_eq!(stop_as(&f.white).await, 200);
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while get_as(Some(f.white.clone())).await.1["status"] == "running" {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the review stops");
     let resign = s.url(&format!("/api/games/{}/resign", f.id));
     assert_eq!(post_as(&c, &resign, Some(&f.black), json!({})).await.0, 200);
     let (status, review) = get_as(None).await;

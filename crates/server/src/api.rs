@@ -125,6 +125,8 @@ pub struct AppState {
     pub(crate) access_token: std::sync::OnceLock<String>,
     /// Folder of the endgame tables.
     pub(crate) tb_dir: std::path::PathBuf,
+    /// Places for event streams (`Transport::max_event_streams`): each stream holds one.
+    pub(crate) event_streams: Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
@@ -140,6 +142,9 @@ impl AppState {
             reviews: Default::default(),
             access_token: std::sync::OnceLock::new(),
             tb_dir: settings.tb_dir.clone(),
+            event_streams: Arc::new(tokio::sync::Semaphore::new(
+                crate::Transport::default().max_event_streams(),
+            )),
         }
     }
 
@@ -403,7 +408,7 @@ enum Need {
 
 /// The seats whose secret controls a game: the human ones, or White's when both are engines
 /// (someone must be able to drive an engine game).
-fn controllers(meta: &Meta) -> Vec<Color> {
+pub(crate) fn controllers(meta: &Meta) -> Vec<Color> {
     let human: Vec<Color> = [(Color::White, meta.white), (Color::Black, meta.black)]
         .into_iter()
         .filter(|(_, s)| *s == Seat::Human)
@@ -458,21 +463,27 @@ fn authorize(
         return Ok(Vec::new());
     }
     let Some(&free) = wanted.iter().find(|&&c| meta.keys.get(c).is_none()) else {
-        if who.holds_any(&meta.keys) {
-            // A player, not a watcher: the other side's move (or its engine's).
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                format!(
-                    "it is {}'s move: only its player may make it, or have the engine make it",
-                    side.name()
-                ),
-            ));
-        }
-        return Err(seats::watching());
+        return Err(not_yours(meta, who, side));
     };
     let secret = seats::new_secret();
     session.meta_mut().keys.set(free, seats::hash(&secret));
     Ok(vec![(free, secret)])
+}
+
+/// Why a request may not make (or have the engine make) `side`'s move: a player is told whose
+/// move it is, a watcher that it watches.
+fn not_yours(meta: &Meta, who: &Presented, side: Color) -> ApiError {
+    if who.holds_any(&meta.keys) {
+        // A player, not a watcher: the other side's move (or its engine's).
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            format!(
+                "it is {}'s move: only its player may make it, or have the engine make it",
+                side.name()
+            ),
+        );
+    }
+    seats::watching()
 }
 
 /// Checks that the request may change the game's moves other than by playing on (delete a
@@ -506,7 +517,7 @@ fn played_at(s: &dyn Session, who: &Presented) -> usize {
 }
 
 /// Whether the request holds a seat of a game whose other seat someone else holds.
-fn between_two(meta: &Meta, who: &Presented) -> bool {
+pub(crate) fn between_two(meta: &Meta, who: &Presented) -> bool {
     let (mine, others): (Vec<Color>, Vec<Color>) = controllers(meta)
         .into_iter()
         .filter(|&c| meta.keys.get(c).is_some())

@@ -87,6 +87,7 @@ impl Events {
     }
 
     /// Tells the game's listeners something other than a state (progress).
+    #[cfg(test)]
     pub fn progress(&self, id: &str, kind: &'static str, data: &Value) {
         self.progress_sender(id, None).send(kind, data);
     }

@@ -8,7 +8,7 @@ use damspel_rules::Color;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ApiError, Quoted};
-use crate::session::Session;
+use crate::session::{Seat, Session};
 
 /// Longest time control: 3 hours a side, 10 minutes increment.
 pub const MAX_MINUTES: f64 = 180.0;
@@ -302,8 +302,14 @@ pub fn settle_flag(session: &dyn Session, now: u64) -> Option<Box<dyn Session>> 
     }
     let flagged = play.clock.as_ref()?.flagged(now)?;
     let mut next = session.clone_box();
-    let plies = next.main_plies();
-    let meta = next.meta_mut();
+    end_on_time(next.as_mut(), flagged, now);
+    Some(next)
+}
+
+/// Ends the game: `flagged`'s time ran out.
+fn end_on_time(session: &mut dyn Session, flagged: Side, now: u64) {
+    let plies = session.main_plies();
+    let meta = session.meta_mut();
     meta.play.ending = Some(flag_ending(flagged, plies));
     meta.play.draw_offer = None;
     if let Some(clock) = meta.play.clock.as_mut() {
@@ -314,7 +320,41 @@ pub fn settle_flag(session: &dyn Session, now: u64) -> Option<Box<dyn Session>> 
             Side::Black => clock.black_ms = 0,
         }
     }
-    Some(next)
+}
+
+/// Whether `side` is the engine's seat.
+fn engine_seat(session: &dyn Session, side: Color) -> bool {
+    let meta = session.meta();
+    let seat = if side == Color::White {
+        meta.white
+    } else {
+        meta.black
+    };
+    seat == Seat::Engine
+}
+
+/// The engine's move is about to be played, from a search that began at `started`: its clock,
+/// paused while it waited to be asked and in the search queue, is charged from then. If its
+/// time ran out during the search the game ends on time instead (true: no move to play).
+pub fn engine_clock_from(session: &mut dyn Session, started: u64, now: u64) -> bool {
+    let side = session.main_side_to_move();
+    if session.meta().play.ending.is_some() || !engine_seat(session, side) {
+        return false;
+    }
+    let Some(clock) = session.meta_mut().play.clock.as_mut() else {
+        return false;
+    };
+    if clock.running != Some(side.into()) || clock.since.is_some() {
+        return false;
+    }
+    clock.since = Some(started.min(now));
+    match clock.flagged(now) {
+        Some(flagged) => {
+            end_on_time(session, flagged, now);
+            true
+        }
+        None => false,
+    }
 }
 
 /// After a change: a move that extended the main line runs the clock and withdraws a draw
@@ -323,6 +363,7 @@ pub fn after_change(session: &mut dyn Session, before: usize, kept: usize, now: 
     let after = session.main_plies();
     let to_move = session.main_side_to_move();
     let board_over = session.main_over();
+    let engine_next = engine_seat(session, to_move);
     let play = &mut session.meta_mut().play;
     if kept < before {
         // Moves of the main line taken back or replaced (with every held seat): an ending
@@ -351,6 +392,14 @@ pub fn after_change(session: &mut dyn Session, before: usize, kept: usize, now: 
         play.draw_offer = None;
         if let Some(clock) = play.clock.as_mut() {
             clock.stop(now);
+        }
+    } else if engine_next {
+        // The engine moves only when asked (`POST .../engine`): its clock waits, paused (no
+        // `since`, so no deadline and no flag), until its search starts (`engine_clock_from`).
+        if let Some(clock) = play.clock.as_mut() {
+            if clock.running.is_some() {
+                clock.since = None;
+            }
         }
     }
 }

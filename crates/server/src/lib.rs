@@ -150,7 +150,11 @@ impl Server {
         config: Config,
     ) -> Result<Server, Box<dyn std::error::Error + Send + Sync>> {
         let store = Store::open(&config.db, config.busy_timeout)?;
-        let state = Arc::new(AppState::new(catalogue, store, &config.settings));
+        let mut state = AppState::new(catalogue, store, &config.settings);
+        state.event_streams = Arc::new(tokio::sync::Semaphore::new(
+            config.transport.max_event_streams(),
+        ));
+        let state = Arc::new(state);
         let listener = tokio::net::TcpListener::bind(config.addr).await?;
         let addr = listener.local_addr()?;
         let token = match config.token {

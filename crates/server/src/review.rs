@@ -37,6 +37,8 @@ struct Running {
     stopper: Stopper,
     done: usize,
     total: usize,
+    /// The asker's seat (its hash) when the review is that player's own (`audience`).
+    seat: Option<String>,
 }
 
 impl Reviews {
@@ -51,8 +53,10 @@ impl Reviews {
         }
     }
 
-    fn progress(&self, id: &str) -> Option<(usize, usize)> {
-        self.map().get(id).map(|r| (r.done, r.total))
+    fn progress(&self, id: &str) -> Option<(usize, usize, Option<String>)> {
+        self.map()
+            .get(id)
+            .map(|r| (r.done, r.total, r.seat.clone()))
     }
 }
 
@@ -97,16 +101,17 @@ pub async fn start(
         return Err(seats::watching());
     }
     // The game as PDN (a move generation per ply: not on this thread).
-    let (variant, pdn, moves) = app
+    let (variant, pdn, moves, seat) = app
         .work
         .run(None, move || {
             let s = &guard.session;
             (
                 s.meta().variant.clone(),
-                s.pdn(),
+                s.main_line_pdn(),
                 // The game is its main line, whichever node is shown (the PDN is its main
                 // line too): the shown line's moves made the count, and the staleness, wrong.
                 s.main_line().join(" "),
+                audience(s.as_ref(), &who),
             )
         })
         .await?;
@@ -122,6 +127,8 @@ pub async fn start(
         )));
     }
     let variant = app.variant(&variant)?;
+    // The main line alone: variations and comments, which a review does not read, could make
+    // the whole too long or too deep to read back.
     let game = read_game(&pdn).map_err(|e| ApiError::internal(e.to_string()))?;
     let stopper = Stopper::new();
     {
@@ -137,11 +144,13 @@ pub async fn start(
                 stopper: stopper.clone(),
                 done: 0,
                 total,
+                seat: seat.clone(),
             },
         );
     }
-    app.events.progress(
-        &id,
+    // To every listener, or to the asker's only (`audience`).
+    let progress = app.events.progress_sender(&id, seat.clone());
+    progress.send(
         "review",
         &json!({"status": "queued", "done": 0, "total": total}),
     );
@@ -157,12 +166,13 @@ pub async fn start(
         let id = task_id;
         let work_app = app.clone();
         let work_id = id.clone();
+        let work_progress = progress.clone();
+        let stored_seat = seat;
         let outcome = app
             .searches
             .run(None, move || {
                 let (app, id) = (work_app, work_id);
-                app.events.progress(
-                    &id,
+                work_progress.send(
                     "review",
                     &json!({"status": "running", "done": 0, "total": total}),
                 );
@@ -170,8 +180,7 @@ pub async fn start(
                     if let Some(r) = app.reviews.map().get_mut(&id) {
                         r.done = p.done;
                     }
-                    app.events.progress(
-                        &id,
+                    work_progress.send(
                         "review",
                         &json!({
                             "status": "running", "done": p.done, "total": p.total,
@@ -181,7 +190,10 @@ pub async fn start(
                 });
                 match result {
                     Ok(review) => {
-                        let value = json!({"time": time, "moves": moves, "review": review});
+                        let mut value = json!({"time": time, "moves": moves, "review": review});
+                        if let Some(seat) = &stored_seat {
+                            value["seat"] = json!(seat);
+                        }
                         match app.store.save_review(&id, &value.to_string()) {
                             Ok(()) => Ended::Done,
                             Err(e) => Ended::Failed(e.message),
@@ -199,7 +211,7 @@ pub async fn start(
             Ok(Ended::Failed(e)) => json!({"status": "failed", "error": e}),
             Err(e) => json!({"status": "failed", "error": e.message}),
         };
-        app.events.progress(&id, "review", &event);
+        progress.send("review", &event);
     });
     Ok((
         StatusCode::ACCEPTED,
@@ -218,6 +230,11 @@ pub async fn cancel(
         return Err(seats::watching());
     }
     match app.reviews.map().get(&id) {
+        // A player's own review (`audience`) is stopped by that player only.
+        Some(r) if r.seat.as_deref().is_some_and(|s| !who.has_hash(s)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this review is the other player's own: only they may stop it",
+        )),
         Some(r) => {
             r.stopper.stop();
             Ok(Json(json!({"status": "cancelling"})))
@@ -226,10 +243,51 @@ pub async fn cancel(
     }
 }
 
+/// The seat (its hash) a review is private to: in a game between two players that is not over,
+/// the asker's, as for hints and analysis (api/engine.rs `think`); None: everyone's.
+fn audience(s: &dyn crate::session::Session, who: &Presented) -> Option<String> {
+    let meta = s.meta();
+    if !crate::api::between_two(meta, who) || s.main_outcome_json().is_some() {
+        return None;
+    }
+    crate::api::controllers(meta)
+        .into_iter()
+        .find(|&c| who.holds(&meta.keys, c))
+        .and_then(|c| meta.keys.get(c).cloned())
+}
+
+/// Whether a review private to `seat` may be shown to `who` now: to its asker, or to anyone
+/// once the game is over.
+fn shown_to(seat: Option<&str>, who: &Presented, over: bool) -> Result<(), ApiError> {
+    match seat {
+        Some(seat) if !over && !who.has_hash(seat) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "in a game between two players a review is its asker's own until the game is over \
+             (as hints are)",
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `GET /api/games/{id}/review`: the progress of a running review, else the stored one.
-pub async fn get(State(app): App, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
-    app.game(&id).await?;
-    if let Some((done, total)) = app.reviews.progress(&id) {
+pub async fn get(
+    State(app): App,
+    Path(id): Path<String>,
+    who: Presented,
+) -> Result<Json<Value>, ApiError> {
+    // Whether the game is over, and its main line (a move generation per ply: not on this
+    // thread).
+    let slot = app.game(&id).await?;
+    let guard = slot.lock_owned().await;
+    let (over, current) = app
+        .work
+        .run(None, move || {
+            let s = &guard.session;
+            (s.main_outcome_json().is_some(), s.main_line().join(" "))
+        })
+        .await?;
+    if let Some((done, total, seat)) = app.reviews.progress(&id) {
+        shown_to(seat.as_deref(), &who, over)?;
         return Ok(Json(
             json!({"status": "running", "done": done, "total": total}),
         ));
@@ -245,13 +303,12 @@ pub async fn get(State(app): App, Path(id): Path<String>) -> Result<Json<Value>,
     };
     let mut value: Value = serde_json::from_str(&text)
         .map_err(|e| ApiError::internal(format!("the stored review is damaged: {e}")))?;
+    let seat = value
+        .as_object_mut()
+        .and_then(|v| v.remove("seat"))
+        .and_then(|s| s.as_str().map(str::to_string));
+    shown_to(seat.as_deref(), &who, over)?;
     // A review of fewer (or other) moves than the game has now is shown, but marked stale.
-    let slot = app.game(&id).await?;
-    let guard = slot.lock_owned().await;
-    let current = app
-        .work
-        .run(None, move || guard.session.main_line().join(" "))
-        .await?;
     let stale = value["moves"].as_str() != Some(current.as_str());
     value["status"] = json!("done");
     value["stale"] = json!(stale);

@@ -20,7 +20,8 @@ use crate::error::{ApiError, Quoted};
 use crate::pool::Cancel;
 use crate::seats::SeatKeys;
 use crate::tree::{
-    check_comment, check_nag, is_strength_mark, order_nags, StoredTree, Tree, MAX_NAGS, MAX_NODES,
+    check_comment, check_nag, is_strength_mark, order_nags, StoredTree, Tree, MAX_NAGS,
+    MAX_NESTING, MAX_NODES,
 };
 
 mod pdn;
@@ -34,6 +35,8 @@ pub const MAX_PLIES: usize = 2000;
 
 /// Longest search a request may ask for, in seconds.
 pub const MAX_ENGINE_TIME: f64 = 10.0;
+/// What an import lists as left out (`skipped`) at most; then how many more.
+pub const MAX_SKIPPED: usize = 100;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -69,14 +72,19 @@ pub struct Meta {
     /// Resignation, draw offers and claims, flag falls, the clock (friend.rs).
     #[serde(flatten)]
     pub play: crate::friend::Play,
-    /// Hash of the invitation that hands the free seat to a friend (None: none open). Only
-    /// whether one is open is shown.
-    #[serde(rename = "invite_open", serialize_with = "is_some")]
+    /// The invitation that hands the free seat to a friend: `seat:hash` while open,
+    /// [`INVITE_USED`] once used, None if the game never had one. Only whether one is open is
+    /// shown.
+    #[serde(rename = "invite_open", serialize_with = "is_open")]
     pub invite: Option<String>,
 }
 
-fn is_some<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_bool(v.is_some())
+/// The stored invitation of a game whose invitation was used (so that a join is told so, not
+/// that the game never had one).
+pub const INVITE_USED: &str = "used";
+
+fn is_open<S: serde::Serializer>(v: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_bool(v.as_deref().is_some_and(|i| i != INVITE_USED))
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -183,6 +191,8 @@ pub struct SearchOutcome {
     pub depth: u32,
     /// The position's hash when the search started (to check it is still current).
     pub position_hash: u64,
+    /// When the search began (Unix ms; set by the caller that ran it).
+    pub started_ms: u64,
 }
 
 /// A search that can run on another thread.
@@ -271,6 +281,9 @@ pub trait Session: Send {
     fn main_outcome_json(&self) -> Option<OutcomeJson>;
     fn position_hash(&self) -> u64;
     fn pdn(&self) -> String;
+    /// The game's PDN with its main line only: no variations, comments or NAGs (what a review
+    /// reads; those could make the whole too long or too deep to read back).
+    fn main_line_pdn(&self) -> String;
     /// A search of the current position (at the ask's level: `Level::FULL` for hints and
     /// analysis), stopped early by `cancel`.
     fn search_job(&self, ask: SearchAsk, cancel: Arc<Cancel>) -> SearchJob;
@@ -472,6 +485,15 @@ impl<B: Bits> GameSession<B> {
         if self.tree.len() >= MAX_NODES {
             return Err(ApiError::unprocessable(format!(
                 "a game may have at most {MAX_NODES} moves in all its lines"
+            )));
+        }
+        // A new variation nested deeper than PDN can be read back with is refused: every game
+        // the server holds exports to a PDN it can import again.
+        let nesting = self.tree.nesting(at) + usize::from(!self.tree.node(at).children.is_empty());
+        if nesting > MAX_NESTING {
+            return Err(ApiError::unprocessable(format!(
+                "variations may be nested at most {MAX_NESTING} deep (as PDN can be read back); \
+                 this one would be {nesting} deep"
             )));
         }
         let most = limits().1;
@@ -1063,6 +1085,13 @@ impl<B: Bits> Session for GameSession<B> {
         self.graft_line(0, line, true, &mut skipped, listing_deadline());
         let end = self.tree.main_end();
         let _ = self.go(end);
+        // The first ones say what kind of thing was left out; a file of 100,000 bad NAGs made
+        // an answer of 9.6 MB.
+        if skipped.len() > MAX_SKIPPED {
+            let more = skipped.len() - MAX_SKIPPED;
+            skipped.truncate(MAX_SKIPPED);
+            skipped.push(format!("and {more} more left out"));
+        }
         skipped
     }
 
@@ -1174,84 +1203,11 @@ impl<B: Bits> Session for GameSession<B> {
     }
 
     fn pdn(&self) -> String {
-        let seat = |s: Seat| match s {
-            Seat::Human => "human".to_string(),
-            Seat::Engine if self.meta.level < 8 => format!("Damspel (level {})", self.meta.level),
-            Seat::Engine => format!("Damspel ({} s/move)", self.meta.engine_time),
-        };
-        // An imported game keeps its own tags; the writer decides the rest (result, variant,
-        // GameType, FEN).
-        let tags = &self.meta.tags;
-        let tag = |name: &str| tag_value(tags, name).map(str::to_string);
-        const WRITTEN: [&str; 11] = [
-            "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "GameType",
-            "FEN", "SetUp",
-        ];
-        // This game's own ending and clock come first: the writer keeps the first of a repeated
-        // tag, and an imported game's Termination or TimeControl is no longer this game's.
-        let mut extra: Vec<(String, String)> = Vec::new();
-        // The result is the main line's, whichever node is shown.
-        let mut main = self.clone();
-        let _ = main.go(self.tree.main_end());
-        // (A result recorded by an imported PDN keeps the file's own Termination, if any.)
-        let recorded = self
-            .meta
-            .play
-            .ending
-            .as_ref()
-            .is_some_and(|e| e.how == crate::friend::How::Recorded);
-        if let Some(o) = main.outcome_json().filter(|_| !recorded) {
-            extra.push(("Termination".to_string(), o.reason));
-        }
-        if let Some(clock) = &self.meta.play.clock {
-            // PGN's form, which PDN readers take too: seconds, "+", the increment.
-            let seconds = |ms: u64| {
-                if ms.is_multiple_of(1000) {
-                    (ms / 1000).to_string()
-                } else {
-                    format!("{:.3}", ms as f64 / 1000.0)
-                }
-            };
-            extra.push((
-                "TimeControl".to_string(),
-                format!(
-                    "{}+{}",
-                    seconds(clock.initial_ms),
-                    seconds(clock.increment_ms)
-                ),
-            ));
-        }
-        extra.extend(
-            tags.iter()
-                .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
-                .cloned(),
-        );
-        let result = match &self.meta.play.ending {
-            Some(end) => end.game_result(),
-            None => GameResult::from_outcome(main.game.outcome().as_ref()),
-        };
-        let game = PdnGame {
-            rules: main.game.rules(),
-            event: tag("Event").unwrap_or_else(|| format!("Damspel game {}", self.meta.id)),
-            site: tag("Site").unwrap_or_else(|| "damspel serve".into()),
-            date: tag("Date").unwrap_or_else(|| {
-                self.meta
-                    .created
-                    .get(..10)
-                    .unwrap_or("????-??-??")
-                    .replace('-', ".")
-            }),
-            round: tag("Round").unwrap_or_else(|| "-".into()),
-            white: tag("White").unwrap_or_else(|| seat(self.meta.white)),
-            black: tag("Black").unwrap_or_else(|| seat(self.meta.black)),
-            result,
-            start: *main.game.start(),
-            moves: Vec::new(),
-            extra,
-        };
-        // The writer gives the tags and the result; the move text, with its variations and
-        // comments, is written here.
-        game.to_pdn_with(&self.movetext())
+        self.pdn_with(&self.movetext())
+    }
+
+    fn main_line_pdn(&self) -> String {
+        self.pdn_with(&self.main_movetext())
     }
 
     fn search_job(&self, ask: SearchAsk, cancel: Arc<Cancel>) -> SearchJob {
@@ -1310,6 +1266,7 @@ impl<B: Bits> Session for GameSession<B> {
                 lines,
                 depth: result.depth,
                 position_hash: pos.hash(),
+                started_ms: 0,
             }
         })
     }

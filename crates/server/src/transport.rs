@@ -1,9 +1,9 @@
 //! Connections: hyper's HTTP/1 server with our own accept loop (axum::serve has no timeouts).
 //! A connection that does not send its request head in time, or sits idle between requests,
 //! is closed; a body must arrive within its deadline (a layer of the router); and at the cap of
-//! open connections the oldest is asked to close (at once if idle), with new ones refused only
-//! far past the cap, so slow or idle clients can never use up the process's file descriptors
-//! nor lock everyone else out.
+//! open connections the oldest is asked to close (at once if idle or an event stream, which never
+//! finishes), with new ones refused only far past the cap, so slow, idle or listening clients can
+//! never use up the process's file descriptors nor lock everyone else out.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -15,6 +15,9 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::sync::{watch, Notify, Semaphore};
 use tokio::task::JoinSet;
+use tower::ServiceExt;
+
+type Incoming = hyper::Request<hyper::body::Incoming>;
 
 /// Transport limits (documented in docs/api.md).
 #[derive(Clone, Debug)]
@@ -29,6 +32,14 @@ pub struct Transport {
     /// Time requests under way get to finish at shutdown (event streams never do); then their
     /// connections are closed.
     pub shutdown_grace: Duration,
+}
+
+impl Transport {
+    /// Event streams open at once (half the connections): more get a 503, so that listeners
+    /// never take every connection's place.
+    pub fn max_event_streams(&self) -> usize {
+        (self.max_connections / 2).max(1)
+    }
 }
 
 impl Default for Transport {
@@ -52,6 +63,13 @@ struct Open {
 /// Connections allowed past the cap while the oldest ones close (a busy connection finishes
 /// its request first); beyond that new ones are closed at once.
 const SLACK: usize = 64;
+
+fn is_event_stream(response: &axum::response::Response) -> bool {
+    response
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|t| t.as_bytes().starts_with(b"text/event-stream"))
+}
 
 pub async fn serve(
     listener: tokio::net::TcpListener,
@@ -109,7 +127,19 @@ pub async fn serve(
             id
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Whether the connection's response is an event stream: one never finishes, so asking
+        // it to close must close it.
+        let (streams_tx, mut streams) = watch::channel(false);
+        let streams_tx = Arc::new(streams_tx);
+        let service = TowerToHyperService::new(ServiceExt::<Incoming>::map_response(
+            app.clone(),
+            move |response: axum::response::Response| {
+                if is_event_stream(&response) {
+                    streams_tx.send_replace(true);
+                }
+                response
+            },
+        ));
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let open = open.clone();
         let mut stop = stop_rx.clone();
@@ -127,6 +157,8 @@ pub async fn serve(
                         asked = true;
                         connection.as_mut().graceful_shutdown();
                     }
+                    // Asked to close while (or before) it streams events: closed now.
+                    _ = streams.wait_for(|s| *s), if asked => break,
                 }
             }
             // The connection (and the state its service holds) goes before its permit: once all

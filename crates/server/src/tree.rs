@@ -8,6 +8,9 @@ use serde::{Deserialize, Serialize};
 /// Most nodes a game may have (moves of all its lines). An annotated master game has a few
 /// hundred; this bounds what one game costs to show, store and load.
 pub const MAX_NODES: usize = 20_000;
+/// The deepest nesting of variations: the PDN reader's, so that every game exports to a PDN
+/// that can be imported again.
+pub const MAX_NESTING: usize = damspel_notation::pdn::MAX_DEPTH;
 
 /// Longest comment, in bytes.
 pub const MAX_COMMENT: usize = 4000;
@@ -130,6 +133,28 @@ impl<M: Clone> Tree<M> {
         true
     }
 
+    /// How deep the variation of `id` is nested (0: the main line), as PDN writes it: one level
+    /// per node on its path that is not its parent's first child.
+    pub fn nesting(&self, mut id: usize) -> usize {
+        let mut depth = 0;
+        while id != 0 {
+            let parent = self.nodes[id].parent;
+            depth += usize::from(self.nodes[parent].children.first() != Some(&id));
+            id = parent;
+        }
+        depth
+    }
+
+    /// The deepest nesting of any node (parents come before their children in the arena).
+    fn deepest(&self) -> usize {
+        let mut depth = vec![0; self.nodes.len()];
+        for i in 1..self.nodes.len() {
+            let parent = self.nodes[i].parent;
+            depth[i] = depth[parent] + usize::from(self.nodes[parent].children.first() != Some(&i));
+        }
+        depth.into_iter().max().unwrap_or(0)
+    }
+
     /// Moves the line through `id` one step up: the nearest variation on its path (counting
     /// `id`) takes the place of the line before it, becoming the main continuation if it was
     /// the first variation.
@@ -140,6 +165,15 @@ impl<M: Clone> Tree<M> {
             let at = siblings.iter().position(|&c| c == id).unwrap_or(0);
             if at > 0 {
                 siblings.swap(at - 1, at);
+                // The line it takes the place of goes one level deeper: refused past the
+                // deepest nesting PDN can be read back with.
+                if at == 1 && self.deepest() > MAX_NESTING {
+                    self.nodes[parent].children.swap(0, 1);
+                    return Err(format!(
+                        "promoting this line would nest variations more than {MAX_NESTING} \
+                         deep, which its PDN could not be read back with"
+                    ));
+                }
                 return Ok(());
             }
             id = parent;
@@ -279,8 +313,10 @@ pub fn check_nag(text: &str) -> Result<String, String> {
     if ok {
         Ok(text.to_string())
     } else {
+        // Quoted short: a 500 KB token was echoed whole.
         Err(format!(
-            "`{text}` is not a NAG ($0 to $255) or a move mark (!, ?, !!, ??, !?, ?!)"
+            "`{}` is not a NAG ($0 to $255) or a move mark (!, ?, !!, ??, !?, ?!)",
+            damspel_rules::quoted(text)
         ))
     }
 }
@@ -331,6 +367,25 @@ mod tests {
         assert_eq!(t.len(), 3);
         assert_eq!(t.node(a).children, vec![2]);
         assert_eq!(t.node(2).mv, Some("b"));
+    }
+
+    /// A promotion that would push a line past the deepest nesting PDN reads is refused, and
+    /// leaves the tree as it was.
+    #[test]
+    fn a_promotion_never_nests_past_what_pdn_reads() {
+        let mut t: Tree<&str> = Tree::new();
+        let a = t.add(0, "a");
+        let mut x = a;
+        for _ in 0..MAX_NESTING {
+            t.add(x, "first");
+            x = t.add(x, "second");
+        }
+        assert_eq!(t.nesting(x), MAX_NESTING);
+        let b = t.add(0, "b");
+        let err = t.promote(b).unwrap_err();
+        assert!(err.contains("64"), "{err}");
+        assert_eq!(t.node(0).children, vec![a, b]);
+        assert_eq!(t.nesting(x), MAX_NESTING);
     }
 
     #[test]

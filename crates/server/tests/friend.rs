@@ -165,12 +165,21 @@ async fn the_engine_moves_a_persons_side_only_for_that_person() {
     let (f, _) = friends(&c, &s, json!({})).await;
     let engine = s.url(&format!("/api/games/{}/engine", f.id));
     let think = json!({"time": 0.05});
-    // White to move: Black's seat may not have the engine play it, nor a watcher.
-    assert_eq!(
-        post_as(&c, &engine, Some(&f.black), think.clone()).await.0,
-        403
+    // White to move: Black's seat may not have the engine play it, nor a watcher. A player
+    // is told whose move it is, as for a move out of turn (it was told it was watching).
+    let (status, refusal) = post_as(&c, &engine, Some(&f.black), think.clone()).await;
+    assert_eq!(status, 403);
+    let told = refusal["error"].as_str().unwrap().to_string();
+    assert!(told.contains("it is white's move"), "{told}");
+    let (status, refusal) = mv(&c, &s, &f.id, &f.black, "a6-a5").await;
+    assert_eq!(status, 403);
+    assert_eq!(refusal["error"].as_str().unwrap(), told);
+    let (status, refusal) = post_as(&c, &engine, None, think.clone()).await;
+    assert_eq!(status, 403);
+    assert!(
+        refusal["error"].as_str().unwrap().contains("watching"),
+        "{refusal}"
     );
-    assert_eq!(post_as(&c, &engine, None, think.clone()).await.0, 403);
     let (status, state) = post_as(&c, &engine, Some(&f.white), think.clone()).await;
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["side_to_move"], "black", "{state}");
@@ -691,6 +700,34 @@ async fn bad_friend_requests_get_clear_errors() {
         refused["error"].as_str().unwrap().contains("no invitation"),
         "{refused}"
     );
+    // Nor does a game between two people made without one (it said "the invitation was used
+    // already").
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "white": "human", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap();
+    let join = |id: &str| s.url(&format!("/api/games/{id}/join"));
+    let (status, refused) = post_as(&c, &join(id), None, json!({"invite": "x"})).await;
+    assert_eq!(status, 409);
+    assert!(
+        refused["error"].as_str().unwrap().contains("no invitation"),
+        "{refused}"
+    );
+    // A used invitation says it was used.
+    let (f, _) = friends(&c, &s, json!({})).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
+    assert_eq!(state["invite_open"], false, "{state}");
+    let (status, refused) = post_as(&c, &join(&f.id), None, json!({"invite": "x"})).await;
+    assert_eq!(status, 409);
+    assert!(
+        refused["error"].as_str().unwrap().contains("used already"),
+        "{refused}"
+    );
     s.stop().await;
 }
 
@@ -750,5 +787,160 @@ async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
     assert_eq!(status, 422);
     let (status, _) = get(&c, &s.url(&format!("/api/games/{}?node=x", f.id))).await;
     assert_eq!(status, 400);
+    s.stop().await;
+}
+
+/// The audit: with a clock, the engine lost on time though nobody had asked it to move (the
+/// server plays its move only on `POST .../engine`), and its clock ran while its request
+/// waited in the search queue. Now its clock runs from the start of its search to its move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_slot() {
+    // One search at a time, so that a hint on another game holds the engine's request back.
+    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let c = reqwest::Client::new();
+    // Half a second each: the least a clock may have.
+    let (status, created) = post_as(
+        &c,
+        &s.url("/api/games"),
+        None,
+        json!({"variant": "turkish", "white": "human", "black": "engine",
+               "clock": {"minutes": 0.5 / 60.0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["id"].as_str().unwrap().to_string();
+    let seat = created["seats"]["white"].as_str().unwrap().to_string();
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/move")),
+        Some(&seat),
+        json!({"move": "a3-a4"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "black", "{state}");
+    // Three times the engine's whole time passes before anyone asks it to move.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let (_, state) = get(&c, &s.url(&format!("/api/games/{id}"))).await;
+    assert!(state["outcome"].is_null(), "{}", state["outcome"]);
+    // Another game's hint takes the only search slot for a second and a half: the engine's
+    // request waits behind it.
+    let other = engine_game(&c, &s).await;
+    let other_seat = other["seats"]["white"].as_str().unwrap().to_string();
+    let hint_url = s.url(&format!(
+        "/api/games/{}/hint",
+        other["id"].as_str().unwrap()
+    ));
+    let hint = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            post_as(&c, &hint_url, Some(&other_seat), json!({"time": 1.5})).await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (status, state) = post_as(
+        &c,
+        &s.url(&format!("/api/games/{id}/engine")),
+        Some(&seat),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert!(state["outcome"].is_null(), "{}", state["outcome"]);
+    assert_eq!(
+        state["history"].as_array().unwrap().len(),
+        2,
+        "the engine moved"
+    );
+    let black = state["clock"]["black_ms"].as_i64().unwrap();
+    assert!(black > 0 && black <= 500, "black has {black} ms");
+    assert_eq!(state["clock"]["running"], "white");
+    assert_eq!(hint.await.unwrap().0, 200);
+    s.stop().await;
+}
+
+/// The audit: White's review during a game between two players went to Black's stream and a
+/// watcher's (with evaluations), and `GET .../review` gave anyone the stored best moves, while
+/// hints and analysis there are the asker's own. Now a review is too, until the game is over.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_during_a_game_between_two_players_is_the_askers_own() {
+    let s = TestServer::start(temp_db("friend-review"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 200);
+    let mut white = listen(&c, &s, &f.id, Some(&f.white)).await;
+    let mut black = listen(&c, &s, &f.id, Some(&f.black)).await;
+    let mut watcher = listen(&c, &s, &f.id, None).await;
+    let url = s.url(&format!("/api/games/{}/review", f.id));
+    let (status, answer) = post_as(&c, &url, Some(&f.white), json!({"time": 0.01})).await;
+    assert_eq!(status, 202, "{answer}");
+    let get_as = |secret: Option<String>| {
+        let (c, url) = (c.clone(), url.clone());
+        async move {
+            let mut r = c.get(&url);
+            if let Some(secret) = secret {
+                r = r.header("x-damspel-seat", secret);
+            }
+            let r = r.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    // The asker's review ends (a guard against a hang only).
+    let done = tokio::time::timeout(Duration::from_secs(60), async {
+        loop {
+            let (status, review) = get_as(Some(f.white.clone())).await;
+            assert_eq!(status, 200, "{review}");
+            if review["status"] == "done" {
+                return review;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the review ends");
+    assert!(done["review"].is_object(), "{done}");
+    assert!(done.get("seat").is_none(), "{done}");
+    let settle = Duration::from_millis(500);
+    let white_heard = heard(&mut white, settle).await;
+    assert!(white_heard.contains("event: review"), "{white_heard}");
+    for (who, stream) in [("black", &mut black), ("a watcher", &mut watcher)] {
+        let got = heard(stream, settle).await;
+        assert!(got.contains("event: state"), "{who}: {got}");
+        assert!(
+            !got.contains("event: review"),
+            "{who} heard White's review: {got}"
+        );
+    }
+    // Nor is the stored review shown to them, until the game is over.
+    for secret in [Some(f.black.clone()), None] {
+        let (status, review) = get_as(secret).await;
+        assert_eq!(status, 403, "{review}");
+    }
+    // A long review of White's is White's to stop, not Black's.
+    let (status, answer) = post_as(&c, &url, Some(&f.white), json!({"time": 2.0})).await;
+    assert_eq!(status, 202, "{answer}");
+    let stop_as = |secret: &str| {
+        let (c, url, secret) = (c.clone(), url.clone(), secret.to_string());
+        async move {
+            let r = c.delete(&url).header("x-damspel-seat", secret);
+            r.send().await.unwrap().status().as_u16()
+        }
+    };
+    assert_eq!(stop_as(&f.black).await, 403);
+    assert_eq!(stop_as(&f.white).await, 200);
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while get_as(Some(f.white.clone())).await.1["status"] == "running" {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("the review stops");
+    let resign = s.url(&format!("/api/games/{}/resign", f.id));
+    assert_eq!(post_as(&c, &resign, Some(&f.black), json!({})).await.0, 200);
+    let (status, review) = get_as(None).await;
+    assert_eq!(status, 200, "{review}");
+    assert!(review["review"].is_object(), "{review}");
     s.stop().await;
 }

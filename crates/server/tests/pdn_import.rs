@@ -303,3 +303,45 @@ async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
     assert_eq!(again["outcome"], state["outcome"], "{pdn}");
     server.stop().await;
 }
+
+/// The audit: 100,000 bad NAGs gave an answer of 9.6 MB (one `skipped` entry each), and one
+/// 500 KB token of `!` one of 337 KB (the reason repeated it whole). Now the first 100 are
+/// listed, then how many more, and a bad NAG is quoted short (60 characters, as elsewhere).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imports_skipped_list_is_capped_and_a_bad_nag_is_quoted_short() {
+    let server = TestServer::start(temp_db("pdn-skipped-cap"), 1).await;
+    let c = reqwest::Client::new();
+    let skipped = |state: &serde_json::Value| -> Vec<String> {
+        state["skipped"]
+            .as_array()
+            .expect("what was left out")
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    };
+    let pdn = format!("1. 32-28 {}*", "$300 ".repeat(5_000));
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({"pdn": pdn, "variant": "international"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{}", state["error"]);
+    let list = skipped(&state);
+    assert_eq!(list.len(), 101, "{:?}", &list[..3]);
+    assert!(list[0].contains("$300"), "{}", list[0]);
+    assert!(list[100].contains("4900 more"), "{}", list[100]);
+    // A strength mark in parentheses, `(!)`, of any length.
+    let pdn = format!("1. 32-28 ({}) *", "!".repeat(100_000));
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({"pdn": pdn, "variant": "international"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{}", state["error"]);
+    let list = skipped(&state);
+    assert_eq!(list.len(), 1, "{} entries", list.len());
+    assert!(list[0].len() < 400, "a reason of {} bytes", list[0].len());
+    server.stop().await;
+}

@@ -237,3 +237,146 @@ async fn a_review_is_of_the_main_line_wherever_the_game_is_shown() {
     }
     server.stop().await;
 }
+
+/// Plays `text` after node `from` (a variation if `from` has a move after it already).
+async fn play_from(
+    c: &reqwest::Client,
+    s: &TestServer,
+    id: &str,
+    text: &str,
+    from: &Value,
+) -> (u16, Value) {
+    post(
+        c,
+        &s.url(&format!("/api/games/{id}/move")),
+        json!({"move": text, "from": from}),
+    )
+    .await
+}
+
+fn legal(state: &Value) -> Vec<String> {
+    state["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["notation"].as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn new_game(c: &reqwest::Client, s: &TestServer) -> (String, Value) {
+    let (status, state) = post(
+        c,
+        &s.url("/api/games"),
+        json!({"variant": "international", "white": "human", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    (state["id"].as_str().unwrap().to_string(), state)
+}
+
+/// The audit: variations nested 65 deep (the PDN reader reads 64) made the game's review a
+/// 500 and its own export impossible to import. Now the 65th level is refused, and the game
+/// exports to a PDN that imports again and is reviewed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn variations_nest_only_as_deep_as_pdn_reads_and_such_a_game_is_reviewed() {
+    let server = TestServer::start(temp_db("review-deep"), 1).await;
+    let c = reqwest::Client::new();
+    let (id, mut state) = new_game(&c, &server).await;
+    // Each level: the position's first legal move continues the line, its second starts a
+    // variation one level deeper, and the next level goes on from there.
+    let mut level = 0;
+    let mut refused = None;
+    for _ in 0..400 {
+        let moves = legal(&state);
+        assert!(!moves.is_empty(), "the game ended: {state}");
+        let here = state["tree"]["current"].clone();
+        let (status, next) = play_from(&c, &server, &id, &moves[0], &here).await;
+        assert_eq!(status, 200, "{next}");
+        if moves.len() < 2 {
+            state = next;
+            continue;
+        }
+        let (status, next) = play_from(&c, &server, &id, &moves[1], &here).await;
+        if level == 64 {
+            refused = Some((status, next));
+            break;
+        }
+        assert_eq!(status, 200, "level {}: {next}", level + 1);
+        level += 1;
+        state = next;
+    }
+    let (status, refusal) = refused.expect("64 levels reached");
+    assert_eq!(
+        status, 422,
+        "a 65th level of variations: {}",
+        refusal["error"]
+    );
+    assert!(
+        refusal["error"].as_str().unwrap().contains("64"),
+        "{refusal}"
+    );
+    // The export imports again (422 before, for a game 65 deep), and the review starts.
+    let text = crate::common::pdn(&c, &server, &id).await;
+    let (status, imported) = post(
+        &c,
+        &server.url("/api/games/import"),
+        json!({"pdn": text, "variant": "international"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{imported}");
+    let (status, answer) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/review")),
+        json!({"time": 0.01}),
+    )
+    .await;
+    assert_eq!(status, 202, "{answer}");
+    server.stop().await;
+}
+
+/// The audit: 4,000-byte comments on enough moves made the game's PDN longer than the reader's
+/// 1 MiB for a game, and its review a 500. The review reads the main line only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_whose_comments_pass_a_mebibyte_is_reviewed() {
+    let server = TestServer::start(temp_db("review-comments"), 1).await;
+    let c = reqwest::Client::new();
+    let (id, start) = new_game(&c, &server).await;
+    // Every reply to every first move, and so on, until 270 moves (270 × 4,000 bytes > 1 MiB).
+    let mut nodes = Vec::new();
+    let mut frontier = vec![start];
+    'fill: while !frontier.is_empty() {
+        let mut next_frontier = Vec::new();
+        for state in frontier {
+            let here = state["tree"]["current"].clone();
+            for mv in legal(&state) {
+                let (status, next) = play_from(&c, &server, &id, &mv, &here).await;
+                assert_eq!(status, 200, "{next}");
+                nodes.push(next["tree"]["current"].clone());
+                next_frontier.push(next);
+                if nodes.len() >= 270 {
+                    break 'fill;
+                }
+            }
+        }
+        frontier = next_frontier;
+    }
+    let comment = "x".repeat(4000);
+    for node in &nodes {
+        let (status, answer) = post(
+            &c,
+            &server.url(&format!("/api/games/{id}/annotate")),
+            json!({"node": node, "comment": comment}),
+        )
+        .await;
+        assert_eq!(status, 200, "{}", answer["error"]);
+    }
+    assert!(crate::common::pdn(&c, &server, &id).await.len() > 1 << 20);
+    let (status, answer) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/review")),
+        json!({"time": 0.01}),
+    )
+    .await;
+    assert_eq!(status, 202, "{answer}");
+    server.stop().await;
+}

@@ -178,3 +178,57 @@ async fn request_heads_over_64_kib_get_431() {
     }
     server.stop().await;
 }
+
+/// The audit's freeze: 600 event streams at `--max-connections 512` held every connection's
+/// place (a stream never finishes, so asking it to close did nothing) and each new client was
+/// refused. Scaled down: 100 streams at a cap of 16 (past the cap and its 64 of slack).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_streams_cannot_lock_a_new_client_out() {
+    let mut config = config(temp_db("streams"), 1);
+    config.transport.header_timeout = Duration::from_secs(30);
+    config.transport.max_connections = 16;
+    let server = TestServer::start_with(config).await;
+    let c = reqwest::Client::new();
+    let (status, game) = common::post(
+        &c,
+        &server.url("/api/games"),
+        serde_json::json!({"variant": "international"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{game}");
+    let id = game["id"].as_str().unwrap().to_string();
+    let host = server.base.trim_start_matches("http://").to_string();
+    let request = format!("GET /api/games/{id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n");
+    let mut streams = Vec::new();
+    for _ in 0..100 {
+        let mut stream = connect(&server).await;
+        // A connection the server dropped at once fails here or later: either is fine.
+        let _ = stream.write_all(request.as_bytes()).await;
+        streams.push(stream);
+    }
+    // Let the server take them all in before the new client comes.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // A guard against a hang only: before, the request was refused (connection reset).
+    let answer = tokio::time::timeout(
+        Duration::from_secs(20),
+        c.get(server.url("/api/variants")).send(),
+    )
+    .await
+    .expect("no answer within 20 s");
+    assert_eq!(answer.expect("the new client was refused").status(), 200);
+    // At most the cap on event streams (half the connections) stays open as streams: the
+    // others were refused with 503 or closed.
+    let mut streaming = 0;
+    for stream in &mut streams {
+        let (text, closed) = read_to_close(stream, Duration::from_millis(50)).await;
+        if !closed && text.starts_with("HTTP/1.1 200") {
+            streaming += 1;
+        }
+    }
+    assert!(
+        streaming <= 8,
+        "{streaming} event streams open (cap 16 connections)"
+    );
+    drop(streams);
+    server.stop().await;
+}

@@ -172,7 +172,8 @@ async function api(method, path, body, track = true, signal = undefined) {
     // The seats this browser holds in the game: only they may change it (docs/api.md).
     const game = gameOfPath(path);
     const held = game ? seatSecrets(game) : [];
-    if (method !== 'GET' && held.length) opt.headers['X-Damspel-Seat'] = held.join(',');
+    // (A GET of a review too: in a game between two players it is its asker's own.)
+    if ((method !== 'GET' || path.endsWith('/review')) && held.length) opt.headers['X-Damspel-Seat'] = held.join(',');
     const r = await fetch(path, opt);
     const text = await r.text();
     let data = null;

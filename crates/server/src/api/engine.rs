@@ -67,7 +67,8 @@ async fn think(
                 .iter()
                 .any(|&c| who.holds(&s.meta().keys, c))
         {
-            return Err(seats::watching());
+            // The same answer as for a move out of turn.
+            return Err(not_yours(s.meta(), who, s.side_to_move()));
         }
         if wanted.game_move && !s.at_main_end() {
             return Err(ApiError::conflict(
@@ -127,10 +128,15 @@ async fn think(
     let progress = app.events.progress_sender(id, audience);
     app.searches
         .run(Some(cancel), move || {
-            job(&mut |mut info| {
+            // When the search began, after any wait for a slot: what an engine's clock is
+            // charged from.
+            let started = friend::now_ms();
+            let mut outcome = job(&mut |mut info| {
                 info["node"] = json!(node);
                 progress.send("info", &info);
-            })
+            });
+            outcome.started_ms = started;
+            outcome
         })
         .await
 }
@@ -189,6 +195,10 @@ pub async fn engine_move(
         .change(&id, who, Need::Mover, move |s| {
             if s.position_hash() != outcome.position_hash || !s.at_main_end() {
                 return Err(ApiError::conflict("the position changed during the search"));
+            }
+            // An engine seat's clock runs from the start of its search to its move only.
+            if friend::engine_clock_from(s, outcome.started_ms, friend::now_ms()) {
+                return Ok(());
             }
             let best = outcome
                 .best_full

@@ -404,11 +404,21 @@ pub async fn events(
     // The seats the listener holds: between two players, each one's searches reach that one
     // only (`think`).
     let listener = Presented::from_events_cookie(&headers);
+    // A stream holds its place until it ends: past the cap, new ones are refused, so that
+    // listeners never take every connection's place (the oldest connections, streams
+    // included, are closed at the connection cap: transport.rs).
+    let place =
+        app.event_streams.clone().try_acquire_owned().map_err(|_| {
+            ApiError::unavailable("too many event streams are open; try again later")
+        })?;
     // Subscribe first, so that no change between the first state and the stream is missed.
     let updates = app
         .events
         .subscribe(&id, listener)
-        .map(|(kind, data)| Ok(Event::default().event(kind).data(&*data)));
+        .map(move |(kind, data)| {
+            let _held = &place;
+            Ok(Event::default().event(kind).data(&*data))
+        });
     let first = shown_state(&app, &id).await?.to_string();
     let initial = tokio_stream::once(Ok(Event::default().event("state").data(first)));
     Ok(Sse::new(initial.chain(updates)).keep_alive(KeepAlive::default()))

@@ -135,16 +135,20 @@ pub async fn join(
     let seat = taken.clone();
     let state = app
         .change(&id, Presented::default(), Need::Anyone, move |s| {
-            let Some(open) = s.meta().invite.clone() else {
-                let meta = s.meta();
-                let two_players = [Color::White, Color::Black]
-                    .iter()
-                    .all(|&c| controllers(meta).contains(&c) && meta.keys.get(c).is_some());
-                return Err(ApiError::conflict(if two_players {
-                    "the invitation was used already: the seat is taken, you can watch"
-                } else {
-                    "this game has no invitation to join: you can watch"
-                }));
+            // (Whether both seats are held told a used invitation from none: a game between
+            // two people made without one was said to have had its invitation used.)
+            let open = match s.meta().invite.clone() {
+                Some(used) if used == session::INVITE_USED => {
+                    return Err(ApiError::conflict(
+                        "the invitation was used already: the seat is taken, you can watch",
+                    ))
+                }
+                Some(open) => open,
+                None => {
+                    return Err(ApiError::conflict(
+                        "this game has no invitation to join: you can watch",
+                    ))
+                }
             };
             let (color, wanted) = open.split_once(':').unwrap_or(("", ""));
             let color = match color {
@@ -159,7 +163,7 @@ pub async fn join(
                 ));
             }
             let meta = s.meta_mut();
-            meta.invite = None;
+            meta.invite = Some(session::INVITE_USED.to_string());
             meta.keys.set(color, hash);
             *seat.lock().unwrap_or_else(|e| e.into_inner()) = Some(color);
             Ok(())

@@ -99,6 +99,107 @@ impl<B: Bits> GameSession<B> {
         Some(ClockText((ms.max(0) / 1000) as u64))
     }
 
+    /// The game's PDN: its tags and result, with `movetext`.
+    pub(super) fn pdn_with(&self, movetext: &str) -> String {
+        let seat = |s: Seat| match s {
+            Seat::Human => "human".to_string(),
+            Seat::Engine if self.meta.level < 8 => format!("Damspel (level {})", self.meta.level),
+            Seat::Engine => format!("Damspel ({} s/move)", self.meta.engine_time),
+        };
+        // An imported game keeps its own tags; the writer decides the rest (result, variant,
+        // GameType, FEN).
+        let tags = &self.meta.tags;
+        let tag = |name: &str| tag_value(tags, name).map(str::to_string);
+        const WRITTEN: [&str; 11] = [
+            "Event", "Site", "Date", "Round", "White", "Black", "Result", "Variant", "GameType",
+            "FEN", "SetUp",
+        ];
+        // This game's own ending and clock come first: the writer keeps the first of a repeated
+        // tag, and an imported game's Termination or TimeControl is no longer this game's.
+        let mut extra: Vec<(String, String)> = Vec::new();
+        // The result is the main line's, whichever node is shown.
+        let mut main = self.clone();
+        let _ = main.go(self.tree.main_end());
+        // (A result recorded by an imported PDN keeps the file's own Termination, if any.)
+        let recorded = self
+            .meta
+            .play
+            .ending
+            .as_ref()
+            .is_some_and(|e| e.how == crate::friend::How::Recorded);
+        if let Some(o) = main.outcome_json().filter(|_| !recorded) {
+            extra.push(("Termination".to_string(), o.reason));
+        }
+        if let Some(clock) = &self.meta.play.clock {
+            // PGN's form, which PDN readers take too: seconds, "+", the increment.
+            let seconds = |ms: u64| {
+                if ms.is_multiple_of(1000) {
+                    (ms / 1000).to_string()
+                } else {
+                    format!("{:.3}", ms as f64 / 1000.0)
+                }
+            };
+            extra.push((
+                "TimeControl".to_string(),
+                format!(
+                    "{}+{}",
+                    seconds(clock.initial_ms),
+                    seconds(clock.increment_ms)
+                ),
+            ));
+        }
+        extra.extend(
+            tags.iter()
+                .filter(|(n, _)| !WRITTEN.iter().any(|w| w.eq_ignore_ascii_case(n)))
+                .cloned(),
+        );
+        let result = match &self.meta.play.ending {
+            Some(end) => end.game_result(),
+            None => GameResult::from_outcome(main.game.outcome().as_ref()),
+        };
+        let game = PdnGame {
+            rules: main.game.rules(),
+            event: tag("Event").unwrap_or_else(|| format!("Damspel game {}", self.meta.id)),
+            site: tag("Site").unwrap_or_else(|| "damspel serve".into()),
+            date: tag("Date").unwrap_or_else(|| {
+                self.meta
+                    .created
+                    .get(..10)
+                    .unwrap_or("????-??-??")
+                    .replace('-', ".")
+            }),
+            round: tag("Round").unwrap_or_else(|| "-".into()),
+            white: tag("White").unwrap_or_else(|| seat(self.meta.white)),
+            black: tag("Black").unwrap_or_else(|| seat(self.meta.black)),
+            result,
+            start: *main.game.start(),
+            moves: Vec::new(),
+            extra,
+        };
+        // The writer gives the tags and the result; the move text, with its variations and
+        // comments, is written here.
+        game.to_pdn_with(movetext)
+    }
+
+    /// The main line's move text, numbered, and nothing else.
+    pub(super) fn main_movetext(&self) -> String {
+        let first = self.game.rules().variant().first_player;
+        let offset = usize::from(self.game.start().side_to_move() != first);
+        let mut out = String::new();
+        for (i, node) in self.tree.continuation(0).into_iter().enumerate() {
+            let k = i + offset;
+            if k.is_multiple_of(2) {
+                out.push_str(&format!("{}. ", k / 2 + 1));
+            } else if i == 0 {
+                out.push_str(&format!("{}... ", k / 2 + 1));
+            }
+            let (_, shown) = self.tree.node(node).mv.as_ref().expect("a move node");
+            out.push_str(&shown.notation);
+            out.push(' ');
+        }
+        out
+    }
+
     /// The move text of every line from the start, numbered, with comments, NAGs and
     /// variations in parentheses.
     pub(super) fn movetext(&self) -> String {

@@ -185,7 +185,11 @@ impl AppState {
     /// The game, read from the store if it is not in memory.
     pub(crate) async fn game(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
         if id.is_empty() || id.len() > 32 || !id.bytes().all(|b| b.is_ascii_alphanumeric()) {
-            return Err(ApiError::not_found(format!("no game `{id}`")));
+            // Quoted short: a path may hold some 60 kB.
+            return Err(ApiError::not_found(format!(
+                "no game `{}`",
+                damspel_rules::quoted(id)
+            )));
         }
         if let Some(slot) = self.games.get(id) {
             return Ok(slot);

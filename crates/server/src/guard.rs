@@ -168,8 +168,10 @@ impl Guard {
         let bearer = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .is_some_and(|t| self.token_ok(t.trim()));
+            // The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` too.
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("Bearer"))
+            .is_some_and(|(_, t)| self.token_ok(t.trim()));
         bearer
             || headers
                 .get_all(header::COOKIE)

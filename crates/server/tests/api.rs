@@ -81,6 +81,16 @@ async fn a_game_against_the_engine() {
     assert_eq!(status, 400);
     let (status, _) = get(&c, &server.url("/api/games/zzzz")).await;
     assert_eq!(status, 404);
+    // A long id (a path may hold some 60 kB) is quoted short, not echoed whole.
+    let long = "x-".repeat(20_000);
+    let (status, body) = get(&c, &server.url(&format!("/api/games/{long}"))).await;
+    assert_eq!(status, 404);
+    let said = body["error"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("no game") && said.len() < 200,
+        "{}",
+        &said[..said.len().min(200)]
+    );
 
     // Undo and redo.
     let (_, state) = post(&c, &server.url(&format!("/api/games/{id}/undo")), json!({})).await;

@@ -215,13 +215,27 @@ async fn a_server_with_a_token_answers_only_to_its_holders() {
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
+    // The scheme's name in any case (RFC 9110 §11.1); another scheme is not a token.
+    for header in [
+        "Bearer s3cret-token-for-tests",
+        "bearer s3cret-token-for-tests",
+        "BEARER s3cret-token-for-tests",
+    ] {
+        let r = c
+            .get(server.url("/api/variants"))
+            .header("authorization", header)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{header}");
+    }
     let r = c
         .get(server.url("/api/variants"))
-        .header("authorization", "Bearer s3cret-token-for-tests")
+        .header("authorization", "Basic s3cret-token-for-tests")
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 200);
+    assert_eq!(r.status(), 401);
     // The printed address sets an HttpOnly, SameSite=Strict cookie and sends the browser to /.
     let r = c
         .get(server.url("/?token=s3cret-token-for-tests"))

@@ -845,6 +845,28 @@ fn a_tb_dir_that_does_not_exist_is_an_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("no such folder"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    // The server too, before it listens (port 0: it would otherwise serve).
+    let db = std::env::temp_dir().join(format!("damspel-no-such-tb-{}.db", std::process::id()));
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_damspel"))
+        .args(["serve", "--port", "0", "--db"])
+        .arg(&db)
+        .arg("--tb-dir")
+        .arg(&missing)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Guards against a hang only: it is refused before it listens.
+    let started = Instant::now();
+    while serve.try_wait().unwrap().is_none() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = serve.kill();
+    let out = serve.wait_with_output().unwrap();
+    let _ = std::fs::remove_file(&db);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no such folder"), "{stderr}");
 }
 
 /// A changed parameter and `init` sent while a search runs wait for it, then rebuild the

@@ -66,6 +66,11 @@ pub fn run(catalogue: Catalogue, options: Options) -> Result<()> {
     config.settings.searches = options.searches;
     config.settings.idle_game = Duration::from_secs(options.idle_minutes * 60);
     if let Some(dir) = &options.tb_dir {
+        // As the engine's commands: a folder given must be there (a misspelt one would leave
+        // every game without tables without a word); the default may not exist yet.
+        if !dir.is_dir() {
+            bail!("--tb-dir {}: no such folder", dir.display());
+        }
         config.settings.tb_dir = dir.clone();
     }
     config.transport.max_connections = options.max_connections;

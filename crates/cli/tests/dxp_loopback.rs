@@ -730,6 +730,38 @@ fn chat_is_logged_up_to_a_bound() {
     );
 }
 
+#[test]
+fn declined_game_requests_are_logged_up_to_the_same_bound() {
+    // A peer may send GAMEREQs Damspel declines (another protocol version) without end within
+    // the idle time: each was two lines of the log, outside the bound on chat.
+    let mut program = Program::start(&["--listen", "127.0.0.1:0"]);
+    let addr = program.listening_address();
+    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    let request = format!("R99{:<32}W001000A\0", "declined");
+    for _ in 0..300 {
+        conn.send_raw(request.as_bytes()).unwrap();
+    }
+    // Each is answered (a GAMEACC declining it) before the next is read.
+    for _ in 0..300 {
+        assert!(matches!(
+            conn.receive(Some(Duration::from_secs(30))).unwrap(),
+            Message::GameAccept(_)
+        ));
+    }
+    drop(conn);
+    let out = program.finish();
+    assert!(out.ok, "{}", out.stderr);
+    let declined = out.stdout.iter().filter(|l| l.contains("declined")).count();
+    assert_eq!(declined, 100, "{:?}", out.stdout);
+    assert!(
+        out.stdout
+            .iter()
+            .any(|l| l.starts_with("dxp: 200 chat or other message(s)")),
+        "{:?}",
+        out.stdout
+    );
+}
+
 /// A player that takes `pause` over each move (the first legal one).
 struct Slow(Duration);
 

@@ -349,12 +349,12 @@ impl<B: Bits> Endpoint<B> {
             0 => "no move limit".to_string(),
             n => format!("{n} moves"),
         };
-        self.say(format!(
+        let asked = format!(
             "game request from {:?}: Damspel plays {}, {} min, {moves}, from {start}",
             request.initiator,
             color_name(request.follower_color),
             request.minutes
-        ));
+        );
         let name = self.name.clone();
         let accept = |code| {
             Message::GameAccept(GameAccept {
@@ -364,8 +364,10 @@ impl<B: Bits> Endpoint<B> {
         };
         if request.version != PROTOCOL_VERSION {
             self.send(accept(AcceptCode::WrongVersion))?;
-            self.say(format!(
-                "declined: protocol version {:02}, Damspel speaks {PROTOCOL_VERSION:02}",
+            // A declined request does not advance the game: logged within the asides' bound
+            // (a peer may send them without end within the idle time).
+            self.aside(format!(
+                "{asked}; declined: protocol version {:02}, Damspel speaks {PROTOCOL_VERSION:02}",
                 request.version
             ));
             return Ok(None);
@@ -373,10 +375,13 @@ impl<B: Bits> Endpoint<B> {
         match dxp::start_position(&self.rules, &request.start) {
             Err(e) => {
                 self.send(accept(AcceptCode::DeclineThisGame))?;
-                self.say(format!("declined: the start position is not legal: {e}"));
+                self.aside(format!(
+                    "{asked}; declined: the start position is not legal: {e}"
+                ));
                 Ok(None)
             }
             Ok(pos) => {
+                self.say(asked);
                 self.send(accept(AcceptCode::Accept))?;
                 Ok(Some(pos))
             }

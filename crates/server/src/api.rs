@@ -127,6 +127,8 @@ pub struct AppState {
     pub(crate) tb_dir: std::path::PathBuf,
     /// Places for event streams (`Transport::max_event_streams`): each stream holds one.
     pub(crate) event_streams: Arc<tokio::sync::Semaphore>,
+    /// The clock's timer of each game whose clock runs.
+    clock_timers: crate::timers::ClockTimers,
 }
 
 impl AppState {
@@ -145,6 +147,7 @@ impl AppState {
             event_streams: Arc::new(tokio::sync::Semaphore::new(
                 crate::Transport::default().max_event_streams(),
             )),
+            clock_timers: Default::default(),
         }
     }
 
@@ -338,21 +341,24 @@ impl AppState {
     /// so that both players (and watchers) see the flag fall without anyone sending a request.
     fn watch_clock(self: &Arc<Self>, id: &str, state: &Value) {
         let Some(deadline) = friend::deadline_of(state) else {
+            self.clock_timers.cancel(id);
             return;
         };
         // Weak: a sleeping timer must not keep a stopped server's state (and its database
         // lock) alive.
         let app = Arc::downgrade(self);
-        let id = id.to_string();
-        tokio::spawn(async move {
+        let owned = id.to_string();
+        let timer = tokio::spawn(async move {
             let wait = deadline.saturating_sub(friend::now_ms()) + 5;
             tokio::time::sleep(Duration::from_millis(wait)).await;
-            // A later move moved the deadline: its own timer watches it. Errors (the game
-            // left the store) leave nothing to do.
+            // Errors (the game left the store) leave nothing to do.
             if let Some(app) = app.upgrade() {
-                let _ = app.check_flag(&id).await;
+                app.clock_timers.fired(&owned, tokio::task::id());
+                let _ = app.check_flag(&owned).await;
             }
         });
+        // A later move's deadline replaces this one, and its timer this timer.
+        self.clock_timers.replace(id, timer.abort_handle());
     }
 
     /// Ends the game on time if the mover's time is up.

@@ -16,6 +16,7 @@ mod seats;
 mod session;
 mod store;
 mod tables;
+mod timers;
 mod transport;
 mod tree;
 mod web;

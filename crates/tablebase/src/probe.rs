@@ -40,6 +40,9 @@ struct Table {
 /// The file as last checked, and the blocks read from it.
 struct Cache {
     checked: Identity,
+    /// The file as last found not to be the table checked: not read through again while it
+    /// stays so (each probe of a search would read a whole table).
+    refused: Option<Identity>,
     blocks: HashMap<usize, Arc<Vec<u16>>>,
 }
 
@@ -78,14 +81,18 @@ impl Table {
         let mut file = File::open(&self.path).ok()?;
         let now = Identity::of(&file).ok()?;
         if now != cache.checked {
-            let header = check_file(
+            if cache.refused == Some(now) {
+                return None;
+            }
+            let same = check_file(
                 &self.path,
                 &mut file,
                 self.header.variant_hash,
                 self.header.material,
             )
-            .ok()?;
-            if header != self.header {
+            .is_ok_and(|header| header == self.header);
+            if !same {
+                cache.refused = Some(now);
                 return None;
             }
             cache.checked = now;
@@ -201,6 +208,7 @@ impl<B: Bits> Tablebase<B> {
                     path,
                     cache: Mutex::new(Cache {
                         checked,
+                        refused: None,
                         blocks: HashMap::new(),
                     }),
                 },

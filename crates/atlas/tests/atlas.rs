@@ -98,11 +98,11 @@ fn a_stopped_game_ends_at_its_next_engine_move() {
     assert_eq!(e, damspel_atlas::play::PlayError::Stopped);
 }
 
-#[test]
-fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
-    let dir = tempfile::tempdir().unwrap();
-    let whole = db(&dir, "whole.db");
-    let c = config(&["russian", "dameo"], 6);
+/// Russian and Dameo, `games` games each, played in one run on one thread (`whole.db`) and in
+/// `n` shards (`s1.db` ...).
+fn whole_and_shards(dir: &tempfile::TempDir, games: u64, n: usize) -> (PathBuf, Vec<PathBuf>) {
+    let whole = db(dir, "whole.db");
+    let c = config(&["russian", "dameo"], games);
     play(
         &whole,
         &RunConfig {
@@ -110,11 +110,18 @@ fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
             ..c.clone()
         },
     );
-    let shards: Vec<PathBuf> = (1..=3).map(|i| db(&dir, &format!("s{i}.db"))).collect();
+    let shards: Vec<PathBuf> = (1..=n).map(|i| db(dir, &format!("s{i}.db"))).collect();
     for (i, path) in shards.iter().enumerate() {
-        let shard = format!("{}/3", i + 1).parse().unwrap();
+        let shard = format!("{}/{n}", i + 1).parse().unwrap();
         play(path, &RunConfig { shard, ..c.clone() });
     }
+    (whole, shards)
+}
+
+#[test]
+fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, shards) = whole_and_shards(&dir, 6, 3);
     let merged = db(&dir, "merged.db");
     let inputs: Vec<&Path> = shards.iter().map(PathBuf::as_path).collect();
     let summary = merge(&merged, &inputs).unwrap();
@@ -130,20 +137,7 @@ fn shards_merged_equal_the_whole_run_and_thread_counts_do_not_matter() {
 #[test]
 fn merges_into_one_output_at_once_lose_no_games() {
     let dir = tempfile::tempdir().unwrap();
-    let whole = db(&dir, "whole.db");
-    let c = config(&["russian", "dameo"], 8);
-    play(
-        &whole,
-        &RunConfig {
-            threads: 1,
-            ..c.clone()
-        },
-    );
-    let shards: Vec<PathBuf> = (1..=4).map(|i| db(&dir, &format!("s{i}.db"))).collect();
-    for (i, path) in shards.iter().enumerate() {
-        let shard = format!("{}/4", i + 1).parse().unwrap();
-        play(path, &RunConfig { shard, ..c.clone() });
-    }
+    let (whole, shards) = whole_and_shards(&dir, 8, 4);
     let merged = db(&dir, "merged.db");
     for _ in 0..3 {
         let _ = std::fs::remove_file(&merged);

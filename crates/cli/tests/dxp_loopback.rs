@@ -3,6 +3,9 @@
 //! peer that sends an illegal move or a malformed message; and `damspel match --engine dxp:ADDR`
 //! against the listening program.
 
+mod common;
+
+use common::damspel;
 use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
@@ -387,12 +390,23 @@ fn raw_initiator(program: &mut Program) -> DxpConnection {
 
 /// Connects to `addr` and has the GAMEREQ of `raw_initiator` accepted.
 fn raw_game_request(addr: &str) -> DxpConnection {
+    accepted_game(addr, "raw test", Color::Black, 1)
+}
+
+/// Connects to `addr` and has a game from the standard start accepted, the program playing
+/// `follower_color` with `minutes` a side (0: no clock).
+fn accepted_game(
+    addr: &str,
+    initiator: &str,
+    follower_color: Color,
+    minutes: u16,
+) -> DxpConnection {
     let mut conn = DxpConnection::connect(addr).unwrap();
     conn.send(&Message::GameRequest(GameRequest {
         version: 1,
-        initiator: "raw test".into(),
-        follower_color: Color::Black,
-        minutes: 1,
+        initiator: initiator.into(),
+        follower_color,
+        minutes,
         moves: 0,
         start: Start::Standard,
     }))
@@ -566,27 +580,15 @@ fn chat_take_backs_and_a_resignation() {
     }
 }
 
-#[test]
-fn a_search_ends_when_the_peer_leaves() {
-    // Damspel plays White to depth 64 (a search that would run for hours); the peer leaves
-    // during it: the search stops and the program ends at once, instead of thinking for no one.
+/// The program plays White to depth 64 (a search that would run for hours); 300 ms into it
+/// the peer does `before_leaving` and leaves: the search must stop and the program end at
+/// once, instead of thinking for no one.
+fn leave_during_the_search(before_leaving: impl FnOnce(&mut DxpConnection)) {
     let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "64"]);
     let addr = program.listening_address();
-    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
-    conn.send(&Message::GameRequest(GameRequest {
-        version: 1,
-        initiator: "leaving test".into(),
-        follower_color: Color::White,
-        minutes: 0,
-        moves: 0,
-        start: Start::Standard,
-    }))
-    .unwrap();
-    match conn.receive(Some(DEADLINE)).unwrap() {
-        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
-        other => panic!("{other:?}"),
-    }
+    let mut conn = accepted_game(&addr, "leaving test", Color::White, 0);
     std::thread::sleep(Duration::from_millis(300));
+    before_leaving(&mut conn);
     let left = Instant::now();
     drop(conn);
     let out = program.finish();
@@ -605,36 +607,17 @@ fn a_search_ends_when_the_peer_leaves() {
 }
 
 #[test]
+fn a_search_ends_when_the_peer_leaves() {
+    leave_during_the_search(|_| {});
+}
+
+#[test]
 fn a_search_ends_when_the_peer_chats_and_leaves() {
-    // As above, but the peer sends a CHAT before it leaves: the message waiting to be read
-    // must not hide the close behind it (the search went on to depth 64 before).
-    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "64"]);
-    let addr = program.listening_address();
-    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
-    conn.send(&Message::GameRequest(GameRequest {
-        version: 1,
-        initiator: "chatting test".into(),
-        follower_color: Color::White,
-        minutes: 0,
-        moves: 0,
-        start: Start::Standard,
-    }))
-    .unwrap();
-    match conn.receive(Some(DEADLINE)).unwrap() {
-        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
-        other => panic!("{other:?}"),
-    }
-    std::thread::sleep(Duration::from_millis(300));
-    conn.send(&Message::Chat("hello".into())).unwrap();
-    drop(conn);
-    let out = program.finish();
-    assert!(!out.ok);
-    assert!(
-        out.stderr
-            .contains("closed the connection during our search"),
-        "{}",
-        out.stderr
-    );
+    // The message waiting to be read must not hide the close behind it (the search went on
+    // to depth 64 before).
+    leave_during_the_search(|conn| {
+        conn.send(&Message::Chat("hello".into())).unwrap();
+    });
 }
 
 /// Sends a CHAT every 200 ms on `conn` until the program closes it (or a minute has passed).
@@ -677,20 +660,7 @@ fn chat_does_not_put_off_the_idle_time_for_a_move() {
         "1",
     ]);
     let addr = program.listening_address();
-    let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
-    conn.send(&Message::GameRequest(GameRequest {
-        version: 1,
-        initiator: "chatting test".into(),
-        follower_color: Color::Black,
-        minutes: 0,
-        moves: 0,
-        start: Start::Standard,
-    }))
-    .unwrap();
-    match conn.receive(Some(DEADLINE)).unwrap() {
-        Message::GameAccept(a) => assert_eq!(a.code, AcceptCode::Accept),
-        other => panic!("{other:?}"),
-    }
+    let conn = accepted_game(&addr, "chatting test", Color::Black, 0);
     let chatter = chat_on(conn);
     let out = program.finish();
     assert!(!out.ok);
@@ -981,19 +951,6 @@ fn a_connection_that_cannot_be_taken_does_not_end_the_listening() {
         "{:?}",
         program.stdout
     );
-}
-
-/// `damspel ARGS`: its standard output, standard error and success.
-fn damspel(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
-    )
 }
 
 #[test]

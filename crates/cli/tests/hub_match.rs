@@ -4,19 +4,9 @@
 //! the move limit: no engine may forfeit, and every move was checked legal by the runner. An
 //! engine that floods the runner forfeits at once.
 
-use std::process::Command;
+mod common;
 
-fn damspel(args: &[&str]) -> (String, String, bool) {
-    let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
-        .args(args)
-        .output()
-        .expect("the binary runs");
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
-    )
-}
+use common::damspel;
 
 /// Runs a match and checks its report and PDN: `games` games, none forfeited.
 fn check_match(hub_command: &str, other: &str, games: usize, extra: &[&str]) -> String {

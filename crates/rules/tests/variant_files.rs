@@ -351,25 +351,36 @@ fn unknown_extends_id() {
     );
 }
 
+/// `n` variant files: `{prefix}1` (in `{prefix}1.toml`) extends `root`, and each next one the
+/// one before.
+fn chain(prefix: &str, root: &str, n: usize) -> Vec<(String, String)> {
+    (1..=n)
+        .map(|i| {
+            let parent = if i == 1 {
+                root.to_string()
+            } else {
+                format!("{prefix}{}", i - 1)
+            };
+            let id = format!("{prefix}{i}");
+            (format!("{id}.toml"), child(&id, &parent, ""))
+        })
+        .collect()
+}
+
+/// Files as `load_err` and `add_sources` take them.
+fn as_refs(files: &[(String, String)]) -> Vec<(&str, &str)> {
+    files
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_str()))
+        .collect()
+}
+
 #[test]
 fn a_chain_too_long_is_blamed_on_the_users_file() {
     // c1 extends russian (which extends brazilian), c2 extends c1, ... c20 extends c19: the chain
     // grows past 16 files at a built-in one, and the error named variants/brazilian.toml.
-    let files: Vec<(String, String)> = (1..=20)
-        .map(|i| {
-            let parent = if i == 1 {
-                "russian".to_string()
-            } else {
-                format!("c{}", i - 1)
-            };
-            (format!("c{i}.toml"), child(&format!("c{i}"), &parent, ""))
-        })
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(f, t)| (f.as_str(), t.as_str()))
-        .collect();
-    let e = load_err(&refs);
+    let files = chain("c", "russian", 20);
+    let e = load_err(&as_refs(&files));
     let msg = e.to_string();
     assert!(msg.contains("longer than 16 files"), "{msg}");
     // The file whose chain is too long is the first file of the chain the message gives.
@@ -899,23 +910,8 @@ fn variant_files_are_bounded() {
     );
     rejects(&padded, "my.toml", "at most 65536");
     // A chain of 20 files, each extending the one before.
-    let files: Vec<(String, String)> = (0..20)
-        .map(|i| {
-            let parent = if i == 0 {
-                "turkish".to_string()
-            } else {
-                format!("chain-{}", i - 1)
-            };
-            (
-                format!("{i}.toml"),
-                child(&format!("chain-{i}"), &parent, ""),
-            )
-        })
-        .collect();
-    let refs: Vec<(&str, &str)> = files
-        .iter()
-        .map(|(f, t)| (f.as_str(), t.as_str()))
-        .collect();
+    let files = chain("chain-", "turkish", 20);
+    let refs = as_refs(&files);
     let e = load_err(&refs);
     assert!(e.to_string().contains("longer than 16 files"), "{e}");
     // 16 links load.

@@ -685,39 +685,28 @@ async fn bad_friend_requests_get_clear_errors() {
     )
     .await;
     assert_eq!(status, 404);
-    // A game that never had an invitation says so (not that it was used).
-    let created = engine_game(&c, &s).await;
-    let id = created["id"].as_str().unwrap();
-    let (status, refused) = post_as(
-        &c,
-        &s.url(&format!("/api/games/{id}/join")),
-        None,
-        json!({"invite": "x"}),
-    )
-    .await;
-    assert_eq!(status, 409);
-    assert!(
-        refused["error"].as_str().unwrap().contains("no invitation"),
-        "{refused}"
-    );
-    // Nor does a game between two people made without one (it said "the invitation was used
+    // A game that never had an invitation says so (not that it was used): one against the
+    // engine, and one between two people made without one (it said "the invitation was used
     // already").
-    let (status, created) = post_as(
+    let join = |id: &str| s.url(&format!("/api/games/{id}/join"));
+    let engine = engine_game(&c, &s).await;
+    let (status, people) = post_as(
         &c,
         &s.url("/api/games"),
         None,
         json!({"variant": "turkish", "white": "human", "black": "human"}),
     )
     .await;
-    assert_eq!(status, 201, "{created}");
-    let id = created["id"].as_str().unwrap();
-    let join = |id: &str| s.url(&format!("/api/games/{id}/join"));
-    let (status, refused) = post_as(&c, &join(id), None, json!({"invite": "x"})).await;
-    assert_eq!(status, 409);
-    assert!(
-        refused["error"].as_str().unwrap().contains("no invitation"),
-        "{refused}"
-    );
+    assert_eq!(status, 201, "{people}");
+    for created in [engine, people] {
+        let id = created["id"].as_str().unwrap();
+        let (status, refused) = post_as(&c, &join(id), None, json!({"invite": "x"})).await;
+        assert_eq!(status, 409);
+        assert!(
+            refused["error"].as_str().unwrap().contains("no invitation"),
+            "{refused}"
+        );
+    }
     // A used invitation says it was used.
     let (f, _) = friends(&c, &s, json!({})).await;
     let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;

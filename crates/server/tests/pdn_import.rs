@@ -319,26 +319,16 @@ async fn an_imports_skipped_list_is_capped_and_a_bad_nag_is_quoted_short() {
             .map(|s| s.as_str().unwrap().to_string())
             .collect()
     };
-    let pdn = format!("1. 32-28 {}*", "$300 ".repeat(5_000));
-    let (status, state) = post(
-        &c,
-        &server.url("/api/games/import"),
-        json!({"pdn": pdn, "variant": "international"}),
-    )
-    .await;
+    let url = server.url("/api/games/import");
+    let import = |pdn: String| post(&c, &url, json!({"pdn": pdn, "variant": "international"}));
+    let (status, state) = import(format!("1. 32-28 {}*", "$300 ".repeat(5_000))).await;
     assert_eq!(status, 201, "{}", state["error"]);
     let list = skipped(&state);
     assert_eq!(list.len(), 101, "{:?}", &list[..3]);
     assert!(list[0].contains("$300"), "{}", list[0]);
     assert!(list[100].contains("4900 more"), "{}", list[100]);
     // A strength mark in parentheses, `(!)`, of any length.
-    let pdn = format!("1. 32-28 ({}) *", "!".repeat(100_000));
-    let (status, state) = post(
-        &c,
-        &server.url("/api/games/import"),
-        json!({"pdn": pdn, "variant": "international"}),
-    )
-    .await;
+    let (status, state) = import(format!("1. 32-28 ({}) *", "!".repeat(100_000))).await;
     assert_eq!(status, 201, "{}", state["error"]);
     let list = skipped(&state);
     assert_eq!(list.len(), 1, "{} entries", list.len());

@@ -252,15 +252,13 @@ fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) ->
         file.errors.len()
     )?;
     writeln!(out, "#\tWhite\tBlack\tEvent\tDate\tResult\tMoves\tVariant")?;
+    let unreadable = |e: &damspel_notation::pdn::GameError| {
+        format!("{}\tunreadable: {}", e.number, printable(&e.to_string()))
+    };
     let mut errors = file.errors.iter().peekable();
     for row in &rows {
         while let Some(e) = errors.next_if(|e| e.number < row.number) {
-            writeln!(
-                out,
-                "{}\tunreadable: {}",
-                e.number,
-                printable(&e.to_string())
-            )?;
+            writeln!(out, "{}", unreadable(e))?;
         }
         // The file's text, each column cleaned: a tab in a tag would shift the columns.
         let text = [
@@ -282,12 +280,7 @@ fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) ->
         )?;
     }
     for e in errors {
-        writeln!(
-            out,
-            "{}\tunreadable: {}",
-            e.number,
-            printable(&e.to_string())
-        )?;
+        writeln!(out, "{}", unreadable(e))?;
     }
     if let Some(stopped) = &file.stopped {
         writeln!(out, "{}", printable(stopped))?;

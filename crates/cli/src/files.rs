@@ -50,6 +50,25 @@ pub fn printable(text: &str) -> String {
         .collect()
 }
 
+/// `value` as pretty JSON, with DEL and the C1 control characters (U+0080 to U+009F, which some
+/// terminals obey as escape sequences: U+009B starts one) written as `\u` escapes too, as JSON
+/// already writes the C0 ones. The same data to a JSON reader; inert to a terminal.
+pub fn json_text<T: serde::Serialize + ?Sized>(value: &T) -> Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    // Outside strings pretty JSON has no control but its line breaks, and serde_json has
+    // escaped every C0 one in strings, so every other control left is in a string.
+    Ok(text
+        .chars()
+        .fold(String::with_capacity(text.len()), |mut out, c| {
+            if c.is_control() && c != '\n' {
+                out.push_str(&format!("\\u{:04x}", c as u32));
+            } else {
+                out.push(c);
+            }
+            out
+        }))
+}
+
 /// Whether `a` and `b` are the same file on disk, however named (`x.pdn`, `./x.pdn`, a
 /// symbolic or a hard link: the same device and inode). Only regular files: a terminal or a
 /// pipe (`/dev/stdin`, `/dev/stdout`) may be both read and written.

@@ -350,3 +350,37 @@ fn a_files_control_characters_are_not_sent_to_the_terminal() {
     let written = String::from_utf8(out.stdout).unwrap();
     assert!(written.contains("\x1b]0;pwned\x07\x1b[2J"), "{written:?}");
 }
+
+#[test]
+fn json_output_escapes_every_control_character() {
+    // JSON escapes C0 controls; DEL and the C1 ones (U+009B is CSI, an escape sequence's start
+    // to terminals that take 8-bit controls) are legal in a JSON string as they stand, and went
+    // to the terminal raw. Written as `\u` escapes, they read back as the same text.
+    let pdn = file(
+        "c1.pdn",
+        "[GameType \"20\"]\n[White \"a\u{9b}2Jb\u{7f}c\u{85}d\"]\n\n1. 32-28 *\n".as_bytes(),
+    );
+    for args in [
+        vec!["pdn", "list", "--json"],
+        vec!["pdn", "check", "--json"],
+        vec!["pdn", "convert", "--to", "json"],
+    ] {
+        let out = damspel(&[args.as_slice(), &[pdn.to_str().unwrap()]].concat());
+        assert!(out.status.success(), "{args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|c| c.is_control() && *c != '\n')
+            .collect();
+        assert!(raw.is_empty(), "{args:?}: {raw:?}");
+        assert!(
+            text.contains("a\\u009b2Jb\\u007fc\\u0085d"),
+            "{args:?}: {text}"
+        );
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            value.to_string().contains("a\u{9b}2Jb\u{7f}c\u{85}d"),
+            "{args:?}"
+        );
+    }
+}

@@ -240,7 +240,7 @@ fn list(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) ->
             "errors": file.errors,
             "stopped": file.stopped,
         });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        writeln!(out, "{}", crate::files::json_text(&value)?)?;
         return Ok(());
     }
     let encoding = file.encoding.map_or("?", |e| e.label());
@@ -367,7 +367,7 @@ fn check(catalogue: &Catalogue, path: &Path, choice: Option<&str>, json: bool) -
             "errors": file.errors,
             "stopped": file.stopped,
         });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        writeln!(out, "{}", crate::files::json_text(&value)?)?;
     } else {
         // Each line is the file's text (tags, moves, errors quoting them) as a terminal shows it.
         let mut errors = file.errors.iter().peekable();
@@ -505,7 +505,7 @@ fn convert(
     }
     if let Format::Json = to {
         let value = json!({ "encoding": file.encoding, "games": values, "errors": file.errors });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        writeln!(out, "{}", crate::files::json_text(&value)?)?;
     }
     if failed > 0 {
         bail!("{failed} of {} games failed", file.count());

@@ -65,7 +65,7 @@ pub fn run(catalogue: &Catalogue, depth: u32, threads: usize, json: bool) -> Res
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", crate::files::json_text(&rows)?);
         return Ok(());
     }
 

@@ -7,7 +7,7 @@ pub fn run(catalogue: &Catalogue, id: &str, json: bool) -> Result<()> {
     let variant = catalogue.get(id)?;
     let page = variant.rules_page();
     if json {
-        println!("{}", serde_json::to_string_pretty(&page)?);
+        println!("{}", crate::files::json_text(&page)?);
         return Ok(());
     }
     println!("{} ({})", page.name, page.id);

@@ -340,7 +340,7 @@ fn run_probe<B: Bits>(rules: &Rules<B>, dir: &Path, fen: &str, json: bool) -> Re
                 })
                 .collect(),
         };
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", crate::files::json_text(&out)?);
     } else {
         let side = pos.side_to_move();
         let why = if over { " (one piece each)" } else { "" };
@@ -432,7 +432,7 @@ fn run_stats<B: Bits>(rules: &Rules<B>, dir: &Path, json: bool) -> Result<()> {
         bail!("no tables for {} in {}", rules.variant().id, dir.display());
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", crate::files::json_text(&rows)?);
         return Ok(());
     }
     println!(

@@ -30,7 +30,7 @@ pub fn run(catalogue: &Catalogue, json: bool) -> Result<()> {
         })
         .collect();
     if json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        println!("{}", crate::files::json_text(&rows)?);
         return Ok(());
     }
     let w_id = rows.iter().map(|r| r.id.len()).max().unwrap_or(2).max(2);

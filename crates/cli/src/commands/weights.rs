@@ -36,7 +36,7 @@ pub fn run(catalogue: &Catalogue, id: &str, derived: bool, json: bool) -> Result
             "opening": table(&weights.opening),
             "endgame": table(&weights.endgame),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        println!("{}", crate::files::json_text(&out)?);
     } else {
         print!("{}", weights.to_toml(&variant.id, &made_by));
     }

@@ -689,6 +689,44 @@ fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
     );
 }
 
+/// A tablebase set beyond what the builder indexes or what the machine's memory holds is
+/// refused at once, with the figure, and nothing is written. Before, the build went through
+/// every smaller table first (hours for these) and then failed on the table past 2^32 slots, or
+/// was killed by the system when the largest table outgrew memory.
+#[test]
+fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-beyond-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    // International 6 pieces: KKMvKKM has 4.7e9 slots (docs/tablebases.md).
+    // Russian 7 pieces: no table past 2^32, but some 300 GB of memory at its largest (3e9 slots
+    // at 60-120 bytes each): more than any machine this test runs on.
+    for (variant, pieces, needle) in [
+        ("international", "6", "more than this builder indexes"),
+        ("russian", "7", "of memory"),
+    ] {
+        let out = damspel_within(
+            &[
+                "tablebase",
+                "build",
+                variant,
+                "--pieces",
+                pieces,
+                "--tb-dir",
+                d,
+            ],
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap_or_else(|| panic!("{variant} {pieces} pieces still building after 60 s"));
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(needle), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{variant}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

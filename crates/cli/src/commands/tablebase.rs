@@ -9,8 +9,8 @@ use clap::Subcommand;
 use damspel_notation::{format_all, sort_for_reading, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Duplicates, Rules};
 use damspel_tablebase::{
-    build, build_slice, default_dir, drawn_by_material, plan, verify, Indexer, Material, Probe,
-    Progress, Tablebase, Value,
+    build, build_slice, default_dir, drawn_by_material, plan, set_needs, slice_needs, verify,
+    Indexer, Material, Needs, Probe, Progress, Tablebase, Value,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -176,6 +176,24 @@ fn run_build<B: Bits>(
     threads: usize,
     slice: Option<&str>,
 ) -> Result<()> {
+    let material = match slice {
+        Some(text) => {
+            let material: Material = text.parse()?;
+            if material.total() > pieces {
+                bail!("{material} has more than --pieces {pieces} pieces");
+            }
+            Some(material)
+        }
+        None => None,
+    };
+    // Refused before the first table rather than killed at the largest one, hours in.
+    let needs = match material {
+        Some(m) => slice_needs(rules, m)?,
+        None => set_needs(rules, pieces)?,
+    };
+    if let Some(usable) = crate::machine::usable_memory_bytes() {
+        check_memory(rules, pieces, material.is_some(), &needs, usable)?;
+    }
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -194,14 +212,8 @@ fn run_build<B: Bits>(
         true
     };
     let start = Instant::now();
-    let built = match slice {
-        Some(text) => {
-            let material: Material = text.parse()?;
-            if material.total() > pieces {
-                bail!("{material} has more than --pieces {pieces} pieces");
-            }
-            vec![build_slice(rules, material, dir, threads, &progress)?]
-        }
+    let built = match material {
+        Some(material) => vec![build_slice(rules, material, dir, threads, &progress)?],
         None => build(rules, pieces, dir, threads, &progress)?,
     };
     bar.finish_and_clear();
@@ -238,6 +250,52 @@ fn run_build<B: Bits>(
         dir.display()
     );
     Ok(())
+}
+
+/// Refuses a build whose estimated peak memory is more than this process may use, with both
+/// figures (the estimate is docs/tablebases.md's, from the table's slots and sampled moves).
+fn check_memory<B: Bits>(
+    rules: &Rules<B>,
+    pieces: u8,
+    slice: bool,
+    needs: &Needs,
+    usable: u64,
+) -> Result<()> {
+    if needs.bytes <= usable {
+        return Ok(());
+    }
+    let what = if slice {
+        format!(
+            "building {} needs about {} of memory ({} positions, with the tables it depends on)",
+            needs.material,
+            bytes(needs.bytes),
+            needs.slots
+        )
+    } else {
+        format!(
+            "building {} up to {pieces} pieces needs about {} of memory at {} ({} positions, with the tables built before it)",
+            rules.variant().id,
+            bytes(needs.bytes),
+            needs.material,
+            needs.slots
+        )
+    };
+    bail!(
+        "{what}; this process may use {} (see docs/tablebases.md, Memory)",
+        bytes(usable)
+    )
+}
+
+/// Bytes as a person reads them: `1.4 GiB`, `230 MiB`.
+fn bytes(n: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let n = n as f64;
+    if n >= GIB {
+        format!("{:.1} GiB", n / GIB)
+    } else {
+        format!("{:.0} MiB", (n / MIB).max(1.0))
+    }
 }
 
 fn describe(p: &Probe) -> String {

@@ -689,6 +689,59 @@ fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
     );
 }
 
+/// deploy/slurm/tablebase.sbatch's driver, with an `sbatch` that only records what it is asked
+/// (no cluster needed): a plan that fails (an unknown variant) fails the driver with damspel's
+/// error and submits nothing; a binary whose path has a space submits every wave (Russian 3
+/// pieces: 5 waves, docs/tablebases.md). Before, both exited 0 having submitted nothing.
+#[cfg(unix)]
+#[test]
+fn the_tablebase_driver_fails_when_its_plan_fails() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("damspel-tb-driver-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bin = dir.join("fake bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.join("sbatch.log");
+    let sbatch = bin.join("sbatch");
+    std::fs::write(
+        &sbatch,
+        format!("#!/bin/sh\necho \"$*\" >> '{}'\necho 7\n", log.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let damspel = bin.join("damspel");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_damspel"), &damspel).unwrap();
+    let script = format!(
+        "{}/../../deploy/slurm/tablebase.sbatch",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let driver = |variant: &str| {
+        let _ = std::fs::remove_file(&log);
+        let out = Command::new("bash")
+            .arg(&script)
+            .env("PATH", &path)
+            .env("DAMSPEL", &damspel)
+            .env("VARIANT", variant)
+            .env("PIECES", "3")
+            .env("TB_DIR", dir.join("tables"))
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("SLURM_JOB_ID")
+            .output()
+            .unwrap();
+        let submitted = std::fs::read_to_string(&log).unwrap_or_default();
+        (out, submitted.lines().count())
+    };
+    let (out, submitted) = driver("nosuch");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stderr(&out).contains("unknown variant"), "{}", stderr(&out));
+    assert_eq!(submitted, 0);
+    let (out, submitted) = driver("russian");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(submitted, 5, "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A tablebase set beyond what the builder indexes or what the machine's memory holds is
 /// refused at once, with the figure, and nothing is written. Before, the build went through
 /// every smaller table first (hours for these) and then failed on the table past 2^32 slots, or

@@ -807,6 +807,32 @@ fn a_table_write_that_fails_leaves_no_temporary_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `atlas report --db DIR/index.html --out DIR`: a database named as a page of its report is
+/// refused before the report is written, and stays a database. Before, the report's
+/// `index.html` replaced it, exit 0: the games were lost.
+#[test]
+fn an_atlas_report_does_not_replace_its_database() {
+    let dir = std::env::temp_dir().join(format!("damspel-report-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("index.html");
+    let (d, o) = (db.to_str().unwrap(), dir.to_str().unwrap());
+    // The hidden --fixture writes a small atlas database to --db first (docs/atlas.md).
+    let out = damspel(&["atlas", "report", "--fixture", "--db", d, "--out", o]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("which would be replaced"),
+        "{}",
+        stderr(&out)
+    );
+    let bytes = std::fs::read(&db).unwrap();
+    assert!(
+        bytes.starts_with(b"SQLite format 3\0"),
+        "the database was replaced"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

@@ -833,6 +833,54 @@ fn an_atlas_report_does_not_replace_its_database() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// scripts/tablebase-figures.sh: with PIECES alone (its usage: `[PIECES] [THREADS]
+/// [VARIANT...]`) it makes a row for every variant; a variant whose build fails gets a row
+/// saying so, its error on stderr, the others their rows, and a failing exit. Before, PIECES
+/// alone was taken as a variant, and a failed build ended the script at once with no word
+/// (its stderr was thrown away): both printed the table's head only.
+#[test]
+fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
+    if !std::path::Path::new("/usr/bin/time").exists()
+        || Command::new("bc").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: the script needs /usr/bin/time and bc");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("damspel-tb-figures-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let script = format!(
+        "{}/../../scripts/tablebase-figures.sh",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let figures = |args: &[&str]| {
+        Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env("DAMSPEL", env!("CARGO_BIN_EXE_damspel"))
+            .env("TB_DIR", &dir)
+            .env("VERIFY", "0")
+            .output()
+            .unwrap()
+    };
+    let out = figures(&["2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = stdout(&out);
+    // The table's head (2 lines) and one row per variant of the catalogue.
+    let variants = stdout(&damspel(&["variants"])).lines().count() - 1;
+    assert_eq!(rows.lines().count(), 2 + variants, "{rows}");
+    assert!(rows.contains("| russian | 2 | 7024 |"), "{rows}");
+    let out = figures(&["2", "1", "russian", "nosuch", "american"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown variant"), "{}", stderr(&out));
+    let rows = stdout(&out);
+    assert!(
+        rows.contains("| nosuch | 2 |") && rows.contains("build failed"),
+        "{rows}"
+    );
+    assert!(rows.contains("| american | 2 |"), "{rows}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

@@ -881,6 +881,98 @@ fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The shell scripts of a Kubernetes manifest: each `- |` literal block, in order.
+fn literal_blocks(yaml: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut lines = yaml.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() != "- |" {
+            continue;
+        }
+        let mut block = String::new();
+        let indent = lines.peek().map_or(0, |l| l.len() - l.trim_start().len());
+        while let Some(l) = lines.peek() {
+            if !l.trim().is_empty() && l.len() - l.trim_start().len() < indent {
+                break;
+            }
+            block.push_str(l.get(indent..).unwrap_or(""));
+            block.push('\n');
+            lines.next();
+        }
+        blocks.push(block);
+    }
+    blocks
+}
+
+/// deploy/k8s/atlas-job.yaml's scripts, run here with a `damspel` that only succeeds: the merge
+/// waits for the shards of the settings it is given, not for the `.done` files an earlier run
+/// left on the volume (the same shards before ATLAS_GAMES was raised, as docs/atlas.md
+/// suggests). Before, those files let the merge start at once and merge the shards as they
+/// were, while the new run had not begun.
+#[cfg(unix)]
+#[test]
+fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("damspel-k8s-atlas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (bin, data) = (dir.join("bin"), dir.join("data"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    let fake = bin.join("damspel");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let yaml = std::fs::read_to_string(format!(
+        "{}/../../deploy/k8s/atlas-job.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let blocks: Vec<String> = literal_blocks(&yaml)
+        .iter()
+        .map(|b| b.replace("/data", data.to_str().unwrap()))
+        .collect();
+    assert_eq!(blocks.len(), 3, "shard, wait, merge: {blocks:#?}");
+    let (shard, wait) = (&blocks[0], &blocks[1]);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let sh = |script: &str, games: &str, index: Option<&str>| {
+        let mut c = Command::new("sh");
+        c.args(["-c", script])
+            .env("PATH", &path)
+            .env("ATLAS_SHARDS", "2")
+            .env("ATLAS_VARIANTS", "turkish international")
+            .env("ATLAS_GAMES", games)
+            .env("ATLAS_BUDGET", "--nodes 20000")
+            .env("ATLAS_SEED", "1")
+            .env("ATLAS_OPENINGS", "6")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if let Some(i) = index {
+            c.env("JOB_COMPLETION_INDEX", i);
+        }
+        c.spawn().unwrap()
+    };
+    // An earlier run of 100 games a variant, both shards complete.
+    for i in ["0", "1"] {
+        assert!(sh(shard, "100", Some(i)).wait().unwrap().success());
+    }
+    // The same shards raised to 200 games: the merge must wait (its first look is at once, the
+    // next a minute later).
+    let mut waiter = sh(wait, "200", None);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let early = waiter.try_wait().unwrap();
+    let _ = waiter.kill();
+    let _ = waiter.wait();
+    assert!(
+        early.is_none(),
+        "the merge started on the earlier run's shards"
+    );
+    // Once this run's shards are done, it goes on at once.
+    for i in ["0", "1"] {
+        assert!(sh(shard, "200", Some(i)).wait().unwrap().success());
+    }
+    assert!(sh(wait, "200", None).wait().unwrap().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

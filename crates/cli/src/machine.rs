@@ -81,8 +81,9 @@ fn meminfo_available(meminfo: &str) -> Option<u64> {
 
 /// The files that hold the memory limits of this process's control groups, from
 /// /proc/self/cgroup: `memory.max` (cgroup v2, a line `0::PATH`) and `memory.limit_in_bytes`
-/// (v1, a line `N:memory:PATH`), each at its group and at the root of the mount (a container
-/// sees its own group as the root).
+/// (v1, a line `N:memory:PATH`), at its group and every group above it up to the root of the
+/// mount (a limit binds the groups below it: Slurm caps the job, its steps inherit; a
+/// container sees its own group as the root).
 fn cgroup_limit_files(self_cgroup: &str) -> Vec<std::path::PathBuf> {
     let mut files = Vec::new();
     for line in self_cgroup.lines() {
@@ -103,9 +104,11 @@ fn cgroup_limit_files(self_cgroup: &str) -> Vec<std::path::PathBuf> {
             continue;
         };
         for (mount, file) in mounts {
-            let root = std::path::Path::new(mount);
-            files.push(root.join(path).join(file));
-            files.push(root.join(file));
+            let mut group = Some(std::path::Path::new(path));
+            while let Some(g) = group {
+                files.push(std::path::Path::new(mount).join(g).join(file));
+                group = g.parent();
+            }
         }
     }
     files
@@ -131,13 +134,14 @@ mod tests {
             "/sys/fs/cgroup/system.slice/slurmstepd.scope/job_7/memory.max"
         )));
         let v1 = cgroup_limit_files("4:memory:/slurm/uid_0/job_7\n3:cpuset:/\n");
+        let v1: Vec<String> = v1.iter().map(|p| p.display().to_string()).collect();
         assert_eq!(
             v1,
             [
-                std::path::PathBuf::from(
-                    "/sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.limit_in_bytes"
-                ),
-                std::path::PathBuf::from("/sys/fs/cgroup/memory/memory.limit_in_bytes"),
+                "/sys/fs/cgroup/memory/slurm/uid_0/job_7/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/slurm/uid_0/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/slurm/memory.limit_in_bytes",
+                "/sys/fs/cgroup/memory/memory.limit_in_bytes",
             ]
         );
         assert_eq!(cgroup_limit("2147483648\n"), Some(2 << 30));

@@ -973,6 +973,49 @@ fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `atlas merge` that cannot write (a full disk; here a file size limit, the same failure to
+/// SQLite) names the file it could not write, beside OUT, and leaves no file behind. Before, the
+/// error named "database the merge".
+#[cfg(unix)]
+#[test]
+fn a_merge_that_cannot_write_names_the_file() {
+    let dir = std::env::temp_dir().join(format!("damspel-merge-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.db");
+    let out = damspel(&[
+        "atlas",
+        "report",
+        "--fixture",
+        "--db",
+        input.to_str().unwrap(),
+        "--out",
+        dir.join("report").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The fixture is some 240 kB; 200 blocks (100 kB for dash's 512-byte blocks, 200 kB for
+    // bash's 1024) hold the new output's schema but not the union, which fails as it is
+    // committed.
+    let script = "trap '' XFSZ; ulimit -f 200; exec \"$0\" atlas merge \"$1\" \"$2\"";
+    let out = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_damspel")])
+        .arg(dir.join("out.db"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(!err.contains("the merge:"), "{err}");
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["in.db", "report"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

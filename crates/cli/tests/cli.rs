@@ -1016,6 +1016,32 @@ fn a_merge_that_cannot_write_names_the_file() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `tablebase build` into a log (stderr not a terminal, as in a Slurm job) says how far each
+/// table is. Before, the bar was hidden and nothing was written until the whole set was built
+/// (hours for a large table).
+#[test]
+fn a_tablebase_build_into_a_log_says_how_far_it_is() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = damspel(&[
+        "tablebase",
+        "build",
+        "russian",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A king each on 32 squares: 32 * 31 placements, either side to move (as in `plan`).
+    assert!(
+        stderr(&out).contains("KvK: 100% of 1984 positions"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

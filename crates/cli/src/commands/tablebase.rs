@@ -1,7 +1,9 @@
 //! `damspel tablebase build|probe|verify|stats|plan`: endgame tables (docs/tablebases.md).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -201,6 +203,11 @@ fn run_build<B: Bits>(
         )
         .expect("a valid template"),
     );
+    // On a terminal a bar; otherwise (a batch job's log: a large table takes hours) a line at
+    // each tenth of a table's positions.
+    let terminal = std::io::stderr().is_terminal();
+    let logged = Mutex::new((None::<Material>, 0u64));
+    let start = Instant::now();
     let progress = |p: Progress| {
         let name = p.material.to_string();
         if bar.length() != Some(p.total) || bar.message() != name {
@@ -209,9 +216,25 @@ fn run_build<B: Bits>(
             bar.reset();
         }
         bar.set_position(p.done);
+        if !terminal {
+            let tenth = p.done * 10 / p.total.max(1);
+            let mut last = logged.lock().unwrap_or_else(|e| e.into_inner());
+            if last.0 != Some(p.material) {
+                *last = (Some(p.material), 0);
+            }
+            if tenth > last.1 {
+                last.1 = tenth;
+                eprintln!(
+                    "{}: {}% of {} positions, {} s",
+                    p.material,
+                    tenth * 10,
+                    p.total,
+                    start.elapsed().as_secs()
+                );
+            }
+        }
         true
     };
-    let start = Instant::now();
     let built = match material {
         Some(material) => vec![build_slice(rules, material, dir, threads, &progress)?],
         None => build(rules, pieces, dir, threads, &progress)?,

@@ -146,11 +146,12 @@ fn remove(scratch: &Path) {
 /// conflict.
 fn union_of(scratch: &Path, output: &str, inputs: &[&Path]) -> Result<(), MergeError> {
     let mut union = Store::open(scratch)?;
+    let written = scratch.display().to_string();
     let conn = union.conn();
     for input in inputs {
         let name = input.display().to_string();
         attach(conn, input, &name)?;
-        let result = in_transaction(conn, |tx| merge_attached(tx, &name, output));
+        let result = in_transaction(conn, &written, |tx| merge_attached(tx, &name, output));
         // Detached once the transaction is over: SQLite refuses it during one.
         conn.execute("DETACH DATABASE src", [])
             .map_err(|e| sqlite(output, e))?;
@@ -167,7 +168,7 @@ fn add_union(out: &Path, output: &str, scratch: &Path) -> Result<(u64, u64), Mer
     let before = store.game_count()?;
     let conn = store.conn();
     attach(conn, scratch, output)?;
-    let result = in_transaction(conn, |tx| merge_attached(tx, "the inputs", output));
+    let result = in_transaction(conn, output, |tx| merge_attached(tx, "the inputs", output));
     conn.execute("DETACH DATABASE src", [])
         .map_err(|e| sqlite(output, e))?;
     result?;
@@ -175,12 +176,14 @@ fn add_union(out: &Path, output: &str, scratch: &Path) -> Result<(u64, u64), Mer
     Ok((total - before, total))
 }
 
-/// Runs `work` in a write transaction of `conn`, committed when it succeeds.
+/// Runs `work` in a write transaction of `conn` (the database `name`: its errors, a full disk,
+/// name it), committed when it succeeds.
 fn in_transaction(
     conn: &mut Connection,
+    name: &str,
     work: impl FnOnce(&Connection) -> Result<(), MergeError>,
 ) -> Result<(), MergeError> {
-    let fail = |e| MergeError::Store(sqlite("the merge", e));
+    let fail = |e| MergeError::Store(sqlite(name, e));
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(fail)?;

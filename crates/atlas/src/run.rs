@@ -19,7 +19,7 @@ use crate::pdn::{self, Header};
 use crate::play::{self, PlayError};
 use crate::seed::{self, mix};
 use crate::shard::Shard;
-use crate::store::{GameRow, Store, StoreError};
+use crate::store::{GameRow, Store, StoreError, Written};
 
 /// Most games per variant (the games left to play are listed in memory, 24 bytes each).
 pub const MAX_GAMES: u64 = 10_000_000;
@@ -79,6 +79,9 @@ pub struct Summary {
     pub stored_before: u64,
     /// Games of this shard left to play (stopped early).
     pub remaining: u64,
+    /// Games this run played that another run writing the database had stored meanwhile (the
+    /// same game: left as it was).
+    pub stored_meanwhile: u64,
 }
 
 /// A variant compiled for its bitboard width.
@@ -179,6 +182,7 @@ pub fn run(
     });
     let next = AtomicUsize::new(0);
     let mut played = 0;
+    let mut stored_meanwhile = 0;
     let mut failure: Option<RunError> = None;
     let halt = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -215,13 +219,14 @@ pub fn run(
                 // Drain what the workers still send, write nothing more.
                 continue;
             }
-            let written = row.and_then(|g| {
-                store.write_game(&g)?;
-                Ok(g)
-            });
+            let written = row.and_then(|g| Ok((store.write_game(&g)?, g)));
             match written {
-                Ok(g) => {
+                Ok((Written::New, g)) => {
                     played += 1;
+                    progress(Progress::Stored(&g));
+                }
+                Ok((Written::AlreadyStored, g)) => {
+                    stored_meanwhile += 1;
                     progress(Progress::Stored(&g));
                 }
                 Err(e) => {
@@ -237,7 +242,8 @@ pub fn run(
     Ok(Summary {
         played,
         stored_before,
-        remaining: tasks.len() as u64 - played,
+        remaining: tasks.len() as u64 - played - stored_meanwhile,
+        stored_meanwhile,
     })
 }
 

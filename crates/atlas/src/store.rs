@@ -73,6 +73,22 @@ pub enum StoreError {
         want_seed: i64,
         want_plies: i64,
     },
+    #[error("database {path}: another run stored a different game {variant} {budget} pair {pair} game {game} meanwhile (another version of damspel, or a --time budget, which does not reproduce); this run's game was not written")]
+    Conflict {
+        path: String,
+        variant: String,
+        budget: String,
+        pair: u64,
+        game: u8,
+    },
+}
+
+/// What `write_game` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Written {
+    New,
+    /// Another run had stored the same game under its key meanwhile.
+    AlreadyStored,
 }
 
 /// A game row (the `games` table) with its plies.
@@ -223,11 +239,39 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(|e| self.fail(e))
     }
 
-    /// Stores a game and its plies in one transaction.
-    pub fn write_game(&mut self, g: &GameRow) -> Result<(), StoreError> {
+    /// Stores a game and its plies in one transaction. Another run writing the same database
+    /// (two runs of one command at once, or a shard run twice) may have stored the game since
+    /// this run looked: the same game is left as it is (`Written::AlreadyStored`); a different
+    /// one is a `Conflict`, and nothing is written.
+    pub fn write_game(&mut self, g: &GameRow) -> Result<Written, StoreError> {
         let path = self.path.clone();
         let fail = |e| sqlite(&path, e);
-        let tx = self.conn.transaction().map_err(fail)?;
+        // Immediate: the look for the key and the insert in one write lock.
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let stored: Option<String> = tx
+            .query_row(
+                "SELECT pdn FROM games WHERE variant = ?1 AND budget = ?2 AND pair = ?3 AND game = ?4",
+                params![g.variant, g.budget, g.pair as i64, g.game],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(fail)?;
+        if let Some(pdn) = stored {
+            return if pdn == g.pdn {
+                Ok(Written::AlreadyStored)
+            } else {
+                Err(StoreError::Conflict {
+                    path,
+                    variant: g.variant.clone(),
+                    budget: g.budget.clone(),
+                    pair: g.pair,
+                    game: g.game,
+                })
+            };
+        }
         tx.execute(
             "INSERT INTO games (variant, budget, pair, game, opening, opening_fen, result, reason, plies, pdn)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -273,7 +317,8 @@ impl Store {
                 .map_err(fail)?;
             }
         }
-        tx.commit().map_err(fail)
+        tx.commit().map_err(fail)?;
+        Ok(Written::New)
     }
 
     /// Games stored, all variants and budgets.

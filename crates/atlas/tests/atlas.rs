@@ -662,3 +662,31 @@ fn conflicting_inputs_are_found_before_the_output_is_written() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// Two runs of one command writing one database at once (a shard submitted twice, a run started
+/// again before the first ended): the games the other stored meanwhile are the same games, left
+/// as they are and counted, and the database equals one run's. Before, the later writer failed
+/// on its first such game with SQLite's "UNIQUE constraint failed: games.variant, ...", its
+/// played games lost.
+#[test]
+fn two_runs_writing_one_database_at_once_both_end_well() {
+    let dir = tempfile::tempdir().unwrap();
+    let (whole, both) = (db(&dir, "whole.db"), db(&dir, "both.db"));
+    let c = config(&["russian"], 4);
+    play(&whole, &c);
+    // The other run plays the whole shard between this run's look at the database and its
+    // first write: deterministic, where two processes would race.
+    let mut store = Store::open(&both).unwrap();
+    let s = damspel_atlas::run(&mut store, &c, &AtomicBool::new(false), &mut |p| {
+        if let damspel_atlas::Progress::Planned { .. } = p {
+            play(&both, &c);
+        }
+    })
+    .unwrap();
+    assert_eq!(
+        (s.played, s.stored_before, s.stored_meanwhile, s.remaining),
+        (0, 0, 4, 0)
+    );
+    drop(store);
+    same(&whole, &both);
+}

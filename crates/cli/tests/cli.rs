@@ -689,6 +689,359 @@ fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
     );
 }
 
+/// deploy/slurm/tablebase.sbatch's driver, with an `sbatch` that only records what it is asked
+/// (no cluster needed): a plan that fails (an unknown variant) fails the driver with damspel's
+/// error and submits nothing; a binary whose path has a space submits every wave (Russian 3
+/// pieces: 5 waves, docs/tablebases.md). Before, both exited 0 having submitted nothing.
+#[cfg(unix)]
+#[test]
+fn the_tablebase_driver_fails_when_its_plan_fails() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("damspel-tb-driver-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let bin = dir.join("fake bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = dir.join("sbatch.log");
+    let sbatch = bin.join("sbatch");
+    std::fs::write(
+        &sbatch,
+        format!("#!/bin/sh\necho \"$*\" >> '{}'\necho 7\n", log.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&sbatch, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let damspel = bin.join("damspel");
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_damspel"), &damspel).unwrap();
+    let script = format!(
+        "{}/../../deploy/slurm/tablebase.sbatch",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let driver = |variant: &str| {
+        let _ = std::fs::remove_file(&log);
+        let out = Command::new("bash")
+            .arg(&script)
+            .env("PATH", &path)
+            .env("DAMSPEL", &damspel)
+            .env("VARIANT", variant)
+            .env("PIECES", "3")
+            .env("TB_DIR", dir.join("tables"))
+            .env_remove("SLURM_ARRAY_TASK_ID")
+            .env_remove("SLURM_JOB_ID")
+            .output()
+            .unwrap();
+        let submitted = std::fs::read_to_string(&log).unwrap_or_default();
+        (out, submitted.lines().count())
+    };
+    let (out, submitted) = driver("nosuch");
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(stderr(&out).contains("unknown variant"), "{}", stderr(&out));
+    assert_eq!(submitted, 0);
+    let (out, submitted) = driver("russian");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(submitted, 5, "{}", stdout(&out));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A tablebase set beyond what the builder indexes or what the machine's memory holds is
+/// refused at once, with the figure, and nothing is written. Before, the build went through
+/// every smaller table first (hours for these) and then failed on the table past 2^32 slots, or
+/// was killed by the system when the largest table outgrew memory.
+#[test]
+fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-beyond-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    // International 6 pieces: KKMvKKM has 4.7e9 slots (docs/tablebases.md).
+    // Russian 7 pieces: no table past 2^32, but some 300 GB of memory at its largest (3e9 slots
+    // at 60-120 bytes each): more than any machine this test runs on.
+    for (variant, pieces, needle) in [
+        ("international", "6", "more than this builder indexes"),
+        ("russian", "7", "of memory"),
+    ] {
+        let out = damspel_within(
+            &[
+                "tablebase",
+                "build",
+                variant,
+                "--pieces",
+                pieces,
+                "--tb-dir",
+                d,
+            ],
+            std::time::Duration::from_secs(60),
+        )
+        .unwrap_or_else(|| panic!("{variant} {pieces} pieces still building after 60 s"));
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains(needle), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{variant}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A table whose write fails (a full disk; here a file size limit, EFBIG, the same path in the
+/// code) leaves no temporary file behind. Before, each failed build left its partial
+/// `.dtb.tmpPID` (on a 1 MiB tmpfs: 159 kB of the missing space, then one more per retry).
+#[cfg(unix)]
+#[test]
+fn a_table_write_that_fails_leaves_no_temporary_file() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-efbig-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    // `trap '' XFSZ`: the write past the limit fails instead of the signal ending the program.
+    let script =
+        "trap '' XFSZ; ulimit -f 64; exec \"$0\" tablebase build russian --pieces 4 --tb-dir \"$1\"";
+    let out = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_damspel")])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("File too large"), "{}", stderr(&out));
+    let names: Vec<String> = std::fs::read_dir(dir.join("russian"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().any(|n| n.ends_with(".dtb")), "{names:?}");
+    assert!(names.iter().all(|n| n.ends_with(".dtb")), "{names:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `atlas report --db DIR/index.html --out DIR`: a database named as a page of its report is
+/// refused before the report is written, and stays a database. Before, the report's
+/// `index.html` replaced it, exit 0: the games were lost.
+#[test]
+fn an_atlas_report_does_not_replace_its_database() {
+    let dir = std::env::temp_dir().join(format!("damspel-report-db-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("index.html");
+    let (d, o) = (db.to_str().unwrap(), dir.to_str().unwrap());
+    // The hidden --fixture writes a small atlas database to --db first (docs/atlas.md).
+    let out = damspel(&["atlas", "report", "--fixture", "--db", d, "--out", o]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("which would be replaced"),
+        "{}",
+        stderr(&out)
+    );
+    let bytes = std::fs::read(&db).unwrap();
+    assert!(
+        bytes.starts_with(b"SQLite format 3\0"),
+        "the database was replaced"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// scripts/tablebase-figures.sh: with PIECES alone (its usage: `[PIECES] [THREADS]
+/// [VARIANT...]`) it makes a row for every variant; a variant whose build fails gets a row
+/// saying so, its error on stderr, the others their rows, and a failing exit. Before, PIECES
+/// alone was taken as a variant, and a failed build ended the script at once with no word
+/// (its stderr was thrown away): both printed the table's head only.
+#[test]
+fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
+    if !std::path::Path::new("/usr/bin/time").exists()
+        || Command::new("bc").arg("--version").output().is_err()
+    {
+        eprintln!("skipped: the script needs /usr/bin/time and bc");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("damspel-tb-figures-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let script = format!(
+        "{}/../../scripts/tablebase-figures.sh",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let figures = |args: &[&str]| {
+        Command::new("bash")
+            .arg(&script)
+            .args(args)
+            .env("DAMSPEL", env!("CARGO_BIN_EXE_damspel"))
+            .env("TB_DIR", &dir)
+            .env("VERIFY", "0")
+            .output()
+            .unwrap()
+    };
+    let out = figures(&["2"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows = stdout(&out);
+    // The table's head (2 lines) and one row per variant of the catalogue.
+    let variants = stdout(&damspel(&["variants"])).lines().count() - 1;
+    assert_eq!(rows.lines().count(), 2 + variants, "{rows}");
+    assert!(rows.contains("| russian | 2 | 7024 |"), "{rows}");
+    let out = figures(&["2", "1", "russian", "nosuch", "american"]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("unknown variant"), "{}", stderr(&out));
+    let rows = stdout(&out);
+    assert!(
+        rows.contains("| nosuch | 2 |") && rows.contains("build failed"),
+        "{rows}"
+    );
+    assert!(rows.contains("| american | 2 |"), "{rows}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The shell scripts of a Kubernetes manifest: each `- |` literal block, in order.
+fn literal_blocks(yaml: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut lines = yaml.lines().peekable();
+    while let Some(line) = lines.next() {
+        if line.trim() != "- |" {
+            continue;
+        }
+        let mut block = String::new();
+        let indent = lines.peek().map_or(0, |l| l.len() - l.trim_start().len());
+        while let Some(l) = lines.peek() {
+            if !l.trim().is_empty() && l.len() - l.trim_start().len() < indent {
+                break;
+            }
+            block.push_str(l.get(indent..).unwrap_or(""));
+            block.push('\n');
+            lines.next();
+        }
+        blocks.push(block);
+    }
+    blocks
+}
+
+/// deploy/k8s/atlas-job.yaml's scripts, run here with a `damspel` that only succeeds: the merge
+/// waits for the shards of the settings it is given, not for the `.done` files an earlier run
+/// left on the volume (the same shards before ATLAS_GAMES was raised, as docs/atlas.md
+/// suggests). Before, those files let the merge start at once and merge the shards as they
+/// were, while the new run had not begun.
+#[cfg(unix)]
+#[test]
+fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("damspel-k8s-atlas-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let (bin, data) = (dir.join("bin"), dir.join("data"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&data).unwrap();
+    let fake = bin.join("damspel");
+    std::fs::write(&fake, "#!/bin/sh\nexit 0\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let yaml = std::fs::read_to_string(format!(
+        "{}/../../deploy/k8s/atlas-job.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let blocks: Vec<String> = literal_blocks(&yaml)
+        .iter()
+        .map(|b| b.replace("/data", data.to_str().unwrap()))
+        .collect();
+    assert_eq!(blocks.len(), 3, "shard, wait, merge: {blocks:#?}");
+    let (shard, wait) = (&blocks[0], &blocks[1]);
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let sh = |script: &str, games: &str, index: Option<&str>| {
+        let mut c = Command::new("sh");
+        c.args(["-c", script])
+            .env("PATH", &path)
+            .env("ATLAS_SHARDS", "2")
+            .env("ATLAS_VARIANTS", "turkish international")
+            .env("ATLAS_GAMES", games)
+            .env("ATLAS_BUDGET", "--nodes 20000")
+            .env("ATLAS_SEED", "1")
+            .env("ATLAS_OPENINGS", "6")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        if let Some(i) = index {
+            c.env("JOB_COMPLETION_INDEX", i);
+        }
+        c.spawn().unwrap()
+    };
+    // An earlier run of 100 games a variant, both shards complete.
+    for i in ["0", "1"] {
+        assert!(sh(shard, "100", Some(i)).wait().unwrap().success());
+    }
+    // The same shards raised to 200 games: the merge must wait (its first look is at once, the
+    // next a minute later).
+    let mut waiter = sh(wait, "200", None);
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let early = waiter.try_wait().unwrap();
+    let _ = waiter.kill();
+    let _ = waiter.wait();
+    assert!(
+        early.is_none(),
+        "the merge started on the earlier run's shards"
+    );
+    // Once this run's shards are done, it goes on at once.
+    for i in ["0", "1"] {
+        assert!(sh(shard, "200", Some(i)).wait().unwrap().success());
+    }
+    assert!(sh(wait, "200", None).wait().unwrap().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `atlas merge` that cannot write (a full disk; here a file size limit, the same failure to
+/// SQLite) names the file it could not write, beside OUT, and leaves no file behind. Before, the
+/// error named "database the merge".
+#[cfg(unix)]
+#[test]
+fn a_merge_that_cannot_write_names_the_file() {
+    let dir = std::env::temp_dir().join(format!("damspel-merge-full-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("in.db");
+    let out = damspel(&[
+        "atlas",
+        "report",
+        "--fixture",
+        "--db",
+        input.to_str().unwrap(),
+        "--out",
+        dir.join("report").to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The fixture is some 240 kB; 200 blocks (100 kB for dash's 512-byte blocks, 200 kB for
+    // bash's 1024) hold the new output's schema but not the union, which fails as it is
+    // committed.
+    let script = "trap '' XFSZ; ulimit -f 200; exec \"$0\" atlas merge \"$1\" \"$2\"";
+    let out = Command::new("sh")
+        .args(["-c", script, env!("CARGO_BIN_EXE_damspel")])
+        .arg(dir.join("out.db"))
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(!err.contains("the merge:"), "{err}");
+    assert!(err.contains(dir.to_str().unwrap()), "{err}");
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["in.db", "report"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `tablebase build` into a log (stderr not a terminal, as in a Slurm job) says how far each
+/// table is. Before, the bar was hidden and nothing was written until the whole set was built
+/// (hours for a large table).
+#[test]
+fn a_tablebase_build_into_a_log_says_how_far_it_is() {
+    let dir = std::env::temp_dir().join(format!("damspel-tb-log-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = damspel(&[
+        "tablebase",
+        "build",
+        "russian",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // A king each on 32 squares: 32 * 31 placements, either side to move (as in `plan`).
+    assert!(
+        stderr(&out).contains("KvK: 100% of 1984 positions"),
+        "{}",
+        stderr(&out)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn tablebase_commands() {
     let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));

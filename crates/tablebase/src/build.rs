@@ -9,6 +9,7 @@ use damspel_rules::{Bits, Rules};
 
 use crate::index::Indexer;
 use crate::material::Material;
+use crate::memory::{check_indexable, indexable};
 use crate::solve::{solve, Known, Progress};
 use crate::store::{read_table, table_path, write_table};
 use crate::Error;
@@ -40,7 +41,8 @@ fn pool(threads: usize) -> Result<rayon::ThreadPool, Error> {
 
 /// Builds every table up to `pieces` into `dir` (keeping the ones already there and valid),
 /// on `threads` threads. `progress` is called from the worker threads; returning false stops
-/// the build (the tables finished so far stay).
+/// the build (the tables finished so far stay). A set with a table past 2^32 slots is refused
+/// before anything is built.
 pub fn build<B: Bits>(
     rules: &Rules<B>,
     pieces: u8,
@@ -48,6 +50,7 @@ pub fn build<B: Bits>(
     threads: usize,
     progress: &(dyn Fn(Progress) -> bool + Sync),
 ) -> Result<Vec<Built>, Error> {
+    check_indexable(rules, pieces)?;
     let pool = pool(threads)?;
     let mut known = Known::default();
     let mut out = Vec::new();
@@ -90,6 +93,7 @@ pub fn build_slice<B: Bits>(
     threads: usize,
     progress: &(dyn Fn(Progress) -> bool + Sync),
 ) -> Result<Built, Error> {
+    indexable(rules, material)?;
     let pool = pool(threads)?;
     let mut known = Known::default();
     for dep in material.successors() {

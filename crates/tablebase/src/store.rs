@@ -2,7 +2,10 @@
 //! atomically, reading one whole (for building and verifying).
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use damspel_rules::{Bits, Rules, Variant};
 use xxhash_rust::xxh3::xxh3_64;
@@ -71,7 +74,10 @@ pub fn table_path(dir: &Path, variant: &Variant, material: Material) -> PathBuf 
     variant_dir(dir, variant).join(format!("{material}.{EXTENSION}"))
 }
 
-/// Writes a table: to a temporary file first, then renamed, so a reader never sees half a file.
+/// Writes a table: to a temporary file of its own first, on disk (synced), then renamed, so a
+/// reader never sees half a file, even after a crash. A write that fails (a full disk, a file
+/// size limit) removes its temporary file: left behind, each retry's would hold more of the
+/// space that was missing.
 pub fn write_table<B: Bits>(
     dir: &Path,
     rules: &Rules<B>,
@@ -82,10 +88,40 @@ pub fn write_table<B: Bits>(
     let folder = path.parent().expect("a table path has a folder");
     fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
     let bytes = encode(variant_hash(rules.variant()), material, codes);
-    let tmp = path.with_extension(format!("{EXTENSION}.tmp{}", std::process::id()));
-    fs::write(&tmp, &bytes).map_err(|e| Error::io(&tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    Ok(path)
+    let (tmp, mut file) = create_temporary(&path)?;
+    let written = file
+        .write_all(&bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io(&tmp, e))
+        .and_then(|()| fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e)));
+    if written.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    written.map(|()| path)
+}
+
+/// A new file beside `path` that no other writer has: the process id alone is not enough
+/// where several machines (a cluster's shared folder) or containers (each its own process 1)
+/// build into one folder, and two writers of one temporary file could rename a half-written
+/// table into place.
+fn create_temporary(path: &Path) -> Result<(PathBuf, fs::File), Error> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    loop {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = path.with_extension(format!("{EXTENSION}.tmp{}-{nanos}-{n}", std::process::id()));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => return Ok((tmp, file)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(Error::io(&tmp, e)),
+        }
+    }
 }
 
 /// Reads and checks a table file whole: its header and every code.

@@ -469,3 +469,21 @@ fn a_table_cut_short_while_open_is_not_in_the_tables() {
         "the tables answer otherwise once whole again"
     );
 }
+
+/// A set with a table past the 2^32 slots the builder indexes is refused before anything is
+/// built. Before, the build went through every wave before it (for Turkish 6 pieces, a
+/// 5-piece set of 1.1e10 positions) and failed only on reaching that table.
+#[test]
+fn a_set_too_large_to_index_is_refused_before_anything_is_built() {
+    let rules = rules64("turkish");
+    let dir = tempfile::tempdir().unwrap();
+    // Stopping at the first progress report bounds the old code's run (it would build for
+    // days); the check comes before any table is started.
+    let err = build(&rules, 6, dir.path(), 1, &|_| false).unwrap_err();
+    // KKMvKKM on 64 squares: far past 2^32 slots (docs/tablebases.md: 2.1e10).
+    assert!(
+        matches!(err, Error::TooLarge { slots, .. } if slots > u32::MAX as u64),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}

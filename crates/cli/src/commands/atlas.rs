@@ -191,10 +191,18 @@ fn run_games(catalogue: &Catalogue, args: &RunArgs) -> Result<()> {
     })?;
     bar.finish_and_clear();
     println!(
-        "{}: {} games played, {} were already stored, {} left to play (shard {}, budget {}{})",
+        "{}: {} games played, {} were already stored{}, {} left to play (shard {}, budget {}{})",
         args.db.display(),
         summary.played,
         summary.stored_before,
+        if summary.stored_meanwhile > 0 {
+            format!(
+                ", {} stored meanwhile by another run (the same games)",
+                summary.stored_meanwhile
+            )
+        } else {
+            String::new()
+        },
         summary.remaining,
         config.shard,
         config.budget,

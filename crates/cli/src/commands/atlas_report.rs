@@ -34,6 +34,18 @@ pub fn run(args: &ReportArgs) -> Result<()> {
     }
     let atlas = damspel_atlas_report::load(&args.db)?;
     let report = damspel_atlas_report::render(&atlas)?;
+    // A database named as a page of the report in --out (`index.html`) would be replaced by it.
+    if let Some(name) = report
+        .files
+        .keys()
+        .find(|name| crate::files::same_file(&args.out.join(name), &args.db))
+    {
+        anyhow::bail!(
+            "cannot write {}: it is the database {}, which would be replaced; name another --out",
+            args.out.join(name).display(),
+            args.db.display()
+        );
+    }
     report.write(&args.out)?;
     println!(
         "Atlas report of {} variant(s) and budget(s) written to {} ({} files)",

@@ -1,7 +1,9 @@
 //! `damspel tablebase build|probe|verify|stats|plan`: endgame tables (docs/tablebases.md).
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Result};
@@ -9,8 +11,8 @@ use clap::Subcommand;
 use damspel_notation::{format_all, sort_for_reading, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Duplicates, Rules};
 use damspel_tablebase::{
-    build, build_slice, default_dir, drawn_by_material, plan, verify, Indexer, Material, Probe,
-    Progress, Tablebase, Value,
+    build, build_slice, default_dir, drawn_by_material, plan, set_needs, slice_needs, verify,
+    Indexer, Material, Needs, Probe, Progress, Tablebase, Value,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -176,6 +178,24 @@ fn run_build<B: Bits>(
     threads: usize,
     slice: Option<&str>,
 ) -> Result<()> {
+    let material = match slice {
+        Some(text) => {
+            let material: Material = text.parse()?;
+            if material.total() > pieces {
+                bail!("{material} has more than --pieces {pieces} pieces");
+            }
+            Some(material)
+        }
+        None => None,
+    };
+    // Refused before the first table rather than killed at the largest one, hours in.
+    let needs = match material {
+        Some(m) => slice_needs(rules, m)?,
+        None => set_needs(rules, pieces)?,
+    };
+    if let Some(usable) = crate::machine::usable_memory_bytes() {
+        check_memory(rules, pieces, material.is_some(), &needs, usable)?;
+    }
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -183,6 +203,11 @@ fn run_build<B: Bits>(
         )
         .expect("a valid template"),
     );
+    // On a terminal a bar; otherwise (a batch job's log: a large table takes hours) a line at
+    // each tenth of a table's positions.
+    let terminal = std::io::stderr().is_terminal();
+    let logged = Mutex::new((None::<Material>, 0u64));
+    let start = Instant::now();
     let progress = |p: Progress| {
         let name = p.material.to_string();
         if bar.length() != Some(p.total) || bar.message() != name {
@@ -191,17 +216,27 @@ fn run_build<B: Bits>(
             bar.reset();
         }
         bar.set_position(p.done);
+        if !terminal {
+            let tenth = p.done * 10 / p.total.max(1);
+            let mut last = logged.lock().unwrap_or_else(|e| e.into_inner());
+            if last.0 != Some(p.material) {
+                *last = (Some(p.material), 0);
+            }
+            if tenth > last.1 {
+                last.1 = tenth;
+                eprintln!(
+                    "{}: {}% of {} positions, {} s",
+                    p.material,
+                    tenth * 10,
+                    p.total,
+                    start.elapsed().as_secs()
+                );
+            }
+        }
         true
     };
-    let start = Instant::now();
-    let built = match slice {
-        Some(text) => {
-            let material: Material = text.parse()?;
-            if material.total() > pieces {
-                bail!("{material} has more than --pieces {pieces} pieces");
-            }
-            vec![build_slice(rules, material, dir, threads, &progress)?]
-        }
+    let built = match material {
+        Some(material) => vec![build_slice(rules, material, dir, threads, &progress)?],
         None => build(rules, pieces, dir, threads, &progress)?,
     };
     bar.finish_and_clear();
@@ -238,6 +273,52 @@ fn run_build<B: Bits>(
         dir.display()
     );
     Ok(())
+}
+
+/// Refuses a build whose estimated peak memory is more than this process may use, with both
+/// figures (the estimate is docs/tablebases.md's, from the table's slots and sampled moves).
+fn check_memory<B: Bits>(
+    rules: &Rules<B>,
+    pieces: u8,
+    slice: bool,
+    needs: &Needs,
+    usable: u64,
+) -> Result<()> {
+    if needs.bytes <= usable {
+        return Ok(());
+    }
+    let what = if slice {
+        format!(
+            "building {} needs about {} of memory ({} positions, with the tables it depends on)",
+            needs.material,
+            bytes(needs.bytes),
+            needs.slots
+        )
+    } else {
+        format!(
+            "building {} up to {pieces} pieces needs about {} of memory at {} ({} positions, with the tables built before it)",
+            rules.variant().id,
+            bytes(needs.bytes),
+            needs.material,
+            needs.slots
+        )
+    };
+    bail!(
+        "{what}; this process may use {} (see docs/tablebases.md, Memory)",
+        bytes(usable)
+    )
+}
+
+/// Bytes as a person reads them: `1.4 GiB`, `230 MiB`.
+fn bytes(n: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    let n = n as f64;
+    if n >= GIB {
+        format!("{:.1} GiB", n / GIB)
+    } else {
+        format!("{:.0} MiB", (n / MIB).max(1.0))
+    }
 }
 
 fn describe(p: &Probe) -> String {

@@ -220,7 +220,14 @@ impl AppState {
             let app = self.clone();
             let owned = id.to_string();
             let session = self.work.run(None, move || app.read_game(&owned)).await??;
+            let deadline = friend::deadline(&session.meta().play);
             if let Some(slot) = self.games.insert(id, session, Some(epoch)) {
+                // A clock that runs when the game is read (after a restart, or back from the
+                // store) is watched again: no timer watched it once the server had restarted,
+                // and the game never fell on time unless someone sent a request.
+                if deadline.is_some() {
+                    self.watch_clock(id, deadline);
+                }
                 return Ok(slot);
             }
         }
@@ -285,7 +292,7 @@ impl AppState {
         let slot = self.game(id).await?;
         let mut guard = slot.lock_owned().await;
         let app = self.clone();
-        let answer: Result<(Value, bool), ApiError> = self
+        let answer: Result<(Value, Option<Option<u64>>), ApiError> = self
             .work
             .run(None, move || {
                 let now = friend::now_ms();
@@ -308,15 +315,17 @@ impl AppState {
                     .take_while(|(a, b)| a == b)
                     .count();
                 friend::after_change(next.as_mut(), before, kept, now);
-                let moved = next.main_plies() != before;
+                // Only a change of the main line sets a new deadline: a move, or moves taken
+                // back or replaced (a promotion that kept the line's length started the clock
+                // anew without a timer).
+                let deadline = (after_line != line).then(|| friend::deadline(&next.meta().play));
                 let state = app.commit(&mut guard, next)?;
-                Ok((with_seats(state, &claimed), moved))
+                Ok((with_seats(state, &claimed), deadline))
             })
             .await?;
-        let (answer, moved) = answer?;
-        // Only a move sets a new deadline: one timer per move at most.
-        if moved {
-            self.watch_clock(id, &answer);
+        let (answer, deadline) = answer?;
+        if let Some(deadline) = deadline {
+            self.watch_clock(id, deadline);
         }
         Ok(answer)
     }
@@ -339,8 +348,8 @@ impl AppState {
 
     /// With a clock running, wakes up when the mover's time is up to end the game on time,
     /// so that both players (and watchers) see the flag fall without anyone sending a request.
-    fn watch_clock(self: &Arc<Self>, id: &str, state: &Value) {
-        let Some(deadline) = friend::deadline_of(state) else {
+    fn watch_clock(self: &Arc<Self>, id: &str, deadline: Option<u64>) {
+        let Some(deadline) = deadline else {
             self.clock_timers.cancel(id);
             return;
         };

@@ -266,3 +266,126 @@ async fn games_stored_before_seats_are_claimed_by_their_first_player() {
     assert_eq!(r.status(), 200);
     server.stop().await;
 }
+
+/// What a crash (kill -9, a power cut) would leave of `db` now: its file and its log as they
+/// are at its path, copied to `to` (the server's open handles to files no longer there go with
+/// the process). The moves of game `id` stored there, if any.
+fn after_a_crash(db: &std::path::Path, to: &std::path::Path, id: &str) -> Option<Vec<String>> {
+    for suffix in ["", "-wal"] {
+        let from = format!("{}{suffix}", db.display());
+        if std::path::Path::new(&from).exists() {
+            std::fs::copy(&from, format!("{}{suffix}", to.display())).unwrap();
+        }
+    }
+    let conn = rusqlite::Connection::open(to).ok()?;
+    conn.query_row("SELECT moves FROM games WHERE id = ?1", [id], |r| {
+        r.get::<_, String>(0)
+    })
+    .ok()
+    .map(|m| m.split_whitespace().map(str::to_string).collect())
+}
+
+/// Plays Turkish moves in game `id`, each answered 200.
+async fn play(c: &reqwest::Client, server: &TestServer, id: &str, moves: &[&str]) {
+    for m in moves {
+        let (status, state) = post(
+            c,
+            &server.url(&format!("/api/games/{id}/move")),
+            json!({ "move": m }),
+        )
+        .await;
+        assert_eq!(status, 200, "{state}");
+    }
+}
+
+/// The fourth audit: the database's log (`-wal`) removed while the server ran. SQLite wrote on
+/// into the log it held open; every change since its last checkpoint was answered 200 and was
+/// lost with the process (the game created before the fault and four moves: 404 after kill -9
+/// and a restart). Now the log is moved into the database and opened anew before the next use.
+#[tokio::test]
+async fn a_removed_log_loses_no_acknowledged_change() {
+    let db = temp_db("log-removed");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    play(&c, &server, &id, &["a3-a4", "h6-h5"]).await;
+    for suffix in ["-wal", "-shm"] {
+        std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
+    }
+    play(&c, &server, &id, &["b3-b4", "g6-g5"]).await;
+    let crashed = after_a_crash(&db, &temp_db("log-removed-crash"), &id);
+    assert_eq!(
+        crashed.map(|m| m.len()),
+        Some(4),
+        "the acknowledged moves are not in the files at the database's path"
+    );
+    server.stop().await;
+}
+
+/// The fourth audit: the database file deleted while the server ran (with its log). Every
+/// change was answered 200 and written into the deleted file, lost with the process: a restart
+/// began an empty database. Now a copy is written back where the database was.
+#[tokio::test]
+async fn a_deleted_database_is_written_back_with_every_game() {
+    let db = temp_db("db-deleted");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    play(&c, &server, &id, &["a3-a4"]).await;
+    for suffix in ["", "-wal", "-shm"] {
+        std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
+    }
+    play(&c, &server, &id, &["h6-h5", "b3-b4"]).await;
+    let crashed = after_a_crash(&db, &temp_db("db-deleted-crash"), &id);
+    assert_eq!(crashed.map(|m| m.len()), Some(3));
+    server.stop().await;
+}
+
+/// The fourth audit: the database file replaced by another while the server ran (a backup
+/// copied over it). The server wrote on into the file it had open, which nobody would see
+/// again: each change was answered 200 and lost. Now changes are refused (503) and not applied
+/// until a restart, which serves the new file.
+#[tokio::test]
+async fn a_replaced_database_refuses_changes_until_a_restart() {
+    let db = temp_db("db-replaced");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    play(&c, &server, &id, &["a3-a4"]).await;
+    // Another file at the database's path: a copy of it as it stands.
+    let copy = temp_db("db-replaced-copy");
+    assert_eq!(after_a_crash(&db, &copy, &id).map(|m| m.len()), Some(1));
+    drop(rusqlite::Connection::open(&copy).unwrap());
+    std::fs::rename(&copy, &db).unwrap();
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let (status, e) = post(&c, &url("/move"), json!({"move": "h6-h5"})).await;
+    assert_eq!(status, 503, "{e}");
+    assert!(e["error"].as_str().unwrap().contains("replaced"), "{e}");
+    let (_, now) = get(&c, &url("")).await;
+    assert_eq!(plies(&now), 1, "a refused move was applied in memory");
+    server.stop().await;
+    let server = TestServer::start(db, 1).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let (status, now) = post(&c, &url("/move"), json!({"move": "h6-h5"})).await;
+    assert_eq!(status, 200, "{now}");
+    assert_eq!(plies(&now), 2);
+    server.stop().await;
+}

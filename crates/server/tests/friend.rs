@@ -858,7 +858,7 @@ async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_slot() {
     // One search at a time, so that a hint on another game holds the engine's request back.
-    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let s = TestServer::start(temp_db("friend-engine-waits"), 1).await;
     let c = reqwest::Client::new();
     // Half a second each: the least a clock may have.
     let (status, created) = post_as(

@@ -212,26 +212,21 @@ impl AppState {
     }
 
     async fn load(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
-        for _ in 0..3 {
-            if let Some(slot) = self.games.get(id) {
-                return Ok(slot);
-            }
-            let epoch = self.games.epoch();
-            let app = self.clone();
-            let owned = id.to_string();
-            let session = self.work.run(None, move || app.read_game(&owned)).await??;
-            let deadline = friend::deadline(&session.meta().play);
-            if let Some(slot) = self.games.insert(id, session, Some(epoch)) {
-                // A clock that runs when the game is read (after a restart, or back from the
-                // store) is watched again: no timer watched it once the server had restarted,
-                // and the game never fell on time unless someone sent a request.
-                if deadline.is_some() {
-                    self.watch_clock(id, deadline);
-                }
-                return Ok(slot);
-            }
+        if let Some(slot) = self.games.get(id) {
+            return Ok(slot);
         }
-        Err(ApiError::unavailable("the game is busy; try again"))
+        let app = self.clone();
+        let owned = id.to_string();
+        let session = self.work.run(None, move || app.read_game(&owned)).await??;
+        let deadline = friend::deadline(&session.meta().play);
+        let slot = self.games.insert(id, session);
+        // A clock that runs when the game is read (after a restart, or back from the store) is
+        // watched again: no timer watched it once the server had restarted, and the game never
+        // fell on time unless someone sent a request.
+        if deadline.is_some() {
+            self.watch_clock(id, deadline);
+        }
+        Ok(slot)
     }
 
     /// A stored game, checked like a request: a damaged row is an error for that game only.

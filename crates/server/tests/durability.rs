@@ -389,3 +389,49 @@ async fn a_replaced_database_refuses_changes_until_a_restart() {
     assert_eq!(plies(&now), 2);
     server.stop().await;
 }
+
+/// The fourth audit: games read back from the database at once while others leave memory (more
+/// games asked for than memory keeps). A read was thrown away and done again whenever any game
+/// left memory meanwhile, three times at most, then answered 503 "the game is busy": with many
+/// games asked for at once, requests failed though nothing was wrong. (Reads of one game wait
+/// for each other, so a game cannot come into memory, change and leave during its own read.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn games_read_back_at_once_while_others_leave_memory_are_served() {
+    let mut cfg = config(temp_db("churn"), 1);
+    cfg.settings.max_games = 2;
+    let server = std::sync::Arc::new(TestServer::start_with(cfg).await);
+    let c = reqwest::Client::new();
+    let mut ids = Vec::new();
+    for _ in 0..12 {
+        let (status, state) =
+            post(&c, &server.url("/api/games"), json!({"variant": "turkish"})).await;
+        assert_eq!(status, 200 + 1, "{state}");
+        ids.push(state["id"].as_str().unwrap().to_string());
+    }
+    let mut readers = Vec::new();
+    for k in 0..8 {
+        let (server, ids, c) = (server.clone(), ids.clone(), c.clone());
+        readers.push(tokio::spawn(async move {
+            let mut failed = Vec::new();
+            for i in 0..60 {
+                let id = &ids[(k * 5 + i * 7) % ids.len()];
+                let (status, state) = get(&c, &server.url(&format!("/api/games/{id}"))).await;
+                if status != 200 {
+                    failed.push(format!("{status} {state}"));
+                }
+            }
+            failed
+        }));
+    }
+    let mut failed = Vec::new();
+    for r in readers {
+        failed.extend(r.await.unwrap());
+    }
+    assert!(
+        failed.is_empty(),
+        "{} of 480 reads failed: {:?}",
+        failed.len(),
+        &failed[..failed.len().min(3)]
+    );
+    std::sync::Arc::into_inner(server).unwrap().stop().await;
+}

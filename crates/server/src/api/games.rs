@@ -236,10 +236,8 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     let skipped = lines.map(|l| session.graft(&l)).unwrap_or_default();
     app.save(session.as_mut())?;
     let state = state_value(session.as_ref())?;
-    if let Some(slot) = app.games.insert(&id, session, None) {
-        if let Ok(mut slot) = slot.try_lock() {
-            slot.state = Some(Arc::new(state.clone()));
-        }
+    if let Ok(mut slot) = app.games.insert(&id, session).try_lock() {
+        slot.state = Some(Arc::new(state.clone()));
     }
     let mut answer = with_seats(state, &given);
     if let Some(invite) = invite {

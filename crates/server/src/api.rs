@@ -82,6 +82,10 @@ const MAX_WAIT: Duration = Duration::from_secs(60);
 pub const MAX_FEN: usize = 4096;
 /// Longest PDN text an import may send.
 pub const MAX_PDN: usize = 512 * 1024;
+/// How often, and how many times, a clock's timer asks again a database that could not take
+/// a flag fall.
+const FLAG_RETRY: Duration = Duration::from_secs(1);
+const FLAG_RETRIES: usize = 3600;
 
 /// A request's place in the loads of one game (`AppState::game`): the last one out, even a
 /// request that went away, takes the game's entry away.
@@ -355,10 +359,22 @@ impl AppState {
         let timer = tokio::spawn(async move {
             let wait = deadline.saturating_sub(friend::now_ms()) + 5;
             tokio::time::sleep(Duration::from_millis(wait)).await;
-            // Errors (the game left the store) leave nothing to do.
             if let Some(app) = app.upgrade() {
                 app.clock_timers.fired(&owned, tokio::task::id());
-                let _ = app.check_flag(&owned).await;
+            }
+            // A database that cannot take the flag fall now (locked, full: 503) is asked again
+            // each second, for an hour at most: the game did not fall on time by itself once
+            // the fault was gone. Other errors (the game left the store) leave nothing to do.
+            for _ in 0..FLAG_RETRIES {
+                let Some(app) = app.upgrade() else {
+                    return;
+                };
+                match app.check_flag(&owned).await {
+                    Err(e) if e.status == StatusCode::SERVICE_UNAVAILABLE => {}
+                    _ => return,
+                }
+                drop(app);
+                tokio::time::sleep(FLAG_RETRY).await;
             }
         });
         // A later move's deadline replaces this one, and its timer this timer.

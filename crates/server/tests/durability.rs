@@ -435,3 +435,51 @@ async fn games_read_back_at_once_while_others_leave_memory_are_served() {
     );
     std::sync::Arc::into_inner(server).unwrap().stop().await;
 }
+
+/// The fourth audit: a flag fall the database could not take when the clock's timer woke
+/// (locked by another process, full) was never tried again: once the fault was gone the game
+/// went on with the mover's time at zero, and nobody's stream heard of it until someone sent a
+/// request. The timer now asks again each second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
+    let db = temp_db("flag-refused");
+    let mut cfg = config(db.clone(), 1);
+    cfg.busy_timeout = Duration::from_millis(100);
+    let server = TestServer::start_with(cfg).await;
+    let c = reqwest::Client::new();
+    // Half a second each, both seats here.
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0.5 / 60.0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    let mut stream = c
+        .get(server.url(&format!("/api/games/{id}/events")))
+        .send()
+        .await
+        .unwrap();
+    play(&c, &server, &id, &["a3-a4"]).await;
+    // Another process holds the database's write lock past Black's deadline.
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    // Nobody sends a request: the stream hears the flag fall.
+    let mut seen = String::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("wins on time") {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(seen.contains("white wins on time"), "{seen}");
+    drop(stream);
+    server.stop().await;
+}

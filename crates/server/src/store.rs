@@ -26,16 +26,42 @@ pub struct Store {
 /// A file's identity: its device and inode.
 type FileId = (u64, u64);
 
-/// The database file and its write-ahead log as the connection opened them. A file deleted or
-/// replaced under a running server is seen before each use of the database: SQLite writes on
-/// through the handles it holds, and every change after it (with the log, every change since
-/// its last checkpoint, the games created before the fault too) was acknowledged and then
-/// lost with the process.
+/// The database file, its write-ahead log and its lock file as they were opened. A file
+/// deleted or replaced under a running server is seen before each use of the database: SQLite
+/// writes on through the handles it holds, and every change after it (with the log, every
+/// change since its last checkpoint, the games created before the fault too) was acknowledged
+/// and then lost with the process.
 struct Files {
     path: PathBuf,
     busy_timeout: Duration,
     /// The identities the connection has open (the log's: None before it exists).
     ids: Mutex<(FileId, Option<FileId>)>,
+    /// The lock file beside the database, which keeps a second server out: deleted under a
+    /// running server (an operator's clean-up, a cleaner of old files in /tmp), it let a
+    /// second server start on the same database, and each overwrote the other's moves.
+    lock: Mutex<Lock>,
+}
+
+/// The lock file held: its path, its identity, and the file taken again after it was deleted
+/// (the store holds the first).
+struct Lock {
+    path: PathBuf,
+    id: FileId,
+    retaken: Option<File>,
+}
+
+/// Creates (or opens) a lock file and locks it; None if another holds it.
+fn take_lock(lock: &Path) -> std::io::Result<Option<File>> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
 }
 
 #[cfg(unix)]
@@ -80,13 +106,46 @@ impl std::ops::Deref for Held<'_> {
 }
 
 impl Files {
-    fn new(path: &Path, busy_timeout: Duration) -> Option<Files> {
+    fn new(path: &Path, busy_timeout: Duration, lock: &Path) -> Option<Files> {
         let db = identity(path).ok()?;
         Some(Files {
             path: path.to_path_buf(),
             busy_timeout,
             ids: Mutex::new((db, identity(&wal_path(path)).ok())),
+            lock: Mutex::new(Lock {
+                path: lock.to_path_buf(),
+                id: identity(lock).ok()?,
+                retaken: None,
+            }),
         })
+    }
+
+    /// Makes sure this server still holds the lock file at its path: deleted or replaced, it
+    /// is taken again, or, if another server took it meanwhile, every use is refused (503).
+    fn check_lock(&self) -> Result<(), ApiError> {
+        let mut lock = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        if identity(&lock.path).is_ok_and(|id| id == lock.id) {
+            return Ok(());
+        }
+        let path = lock.path.clone();
+        let refused = |why: String| {
+            ApiError::unavailable(format!(
+                "the lock file {} was deleted or replaced while the server ran, and {why}: \
+                 nothing was changed",
+                path.display()
+            ))
+        };
+        match take_lock(&path) {
+            Ok(Some(file)) => {
+                lock.id = identity(&path).map_err(|e| refused(e.to_string()))?;
+                lock.retaken = Some(file);
+                Ok(())
+            }
+            Ok(None) => Err(refused(
+                "another damspel server holds it now: stop one of them".to_string(),
+            )),
+            Err(e) => Err(refused(format!("it cannot be taken again ({e})"))),
+        }
     }
 
     /// Makes sure the connection writes to the files at the database's path, before it is
@@ -95,6 +154,7 @@ impl Files {
     /// the connection sees it, is written where it was, and opened. The database replaced by
     /// another file: refused (503) until a restart, which serves the new file.
     fn check(&self, conn: &mut Option<Connection>) -> Result<(), ApiError> {
+        self.check_lock()?;
         let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
         let unavailable =
             |what: String| ApiError::unavailable(format!("{what}; nothing was changed, try again"));
@@ -275,7 +335,7 @@ impl Store {
         let conn = connect(path, busy_timeout).map_err(sqlite)?;
         let mut store = Store::init(conn, Some(file)).map_err(sqlite)?;
         // Watched where they are (SQLite puts the log beside the file a link points to).
-        store.files = Files::new(&resolved(path), busy_timeout);
+        store.files = Files::new(&resolved(path), busy_timeout, &lock);
         Ok(store)
     }
 

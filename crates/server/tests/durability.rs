@@ -483,3 +483,43 @@ async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
     drop(stream);
     server.stop().await;
 }
+
+/// The fourth audit: the lock file deleted while the server ran (an operator's clean-up, a
+/// cleaner of old files in /tmp: the lock file never changes). A second server started on the
+/// same database, and each overwrote the other's acknowledged moves (a move the second
+/// answered 200 was gone after the first's next move). Now the server takes its lock file again
+/// at its next use of the database, or, if another server took it first, refuses every change.
+#[tokio::test]
+async fn a_deleted_lock_file_is_taken_again_or_keeps_this_server_from_writing() {
+    let db = temp_db("lock-deleted");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    let lock = format!("{}.lock", db.display());
+    std::fs::remove_file(&lock).unwrap();
+    play(&c, &server, &id, &["a3-a4"]).await;
+    second_server_is_refused(&db).await;
+    // Deleted again, and a second server takes it before this one uses the database.
+    std::fs::remove_file(&lock).unwrap();
+    let second = TestServer::start(db.clone(), 1).await;
+    let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
+    let (status, e) = post(&c, &url("/move"), json!({"move": "h6-h5"})).await;
+    assert_eq!(status, 503, "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("another damspel server"),
+        "{e}"
+    );
+    let (_, now) = get(&c, &url("")).await;
+    assert_eq!(plies(&now), 1, "a refused move was applied in memory");
+    second.stop().await;
+    server.stop().await;
+}

@@ -422,6 +422,12 @@ impl Store {
         })
     }
 
+    /// Checks the database's files now (`Files::check`), so that a file deleted under a server
+    /// nobody changes games on is put right before a crash could lose what it held.
+    pub fn check_files(&self) -> Result<(), ApiError> {
+        self.conn().map(drop)
+    }
+
     /// The connection, to files still at the database's path (`Files::check`).
     fn conn(&self) -> Result<Held<'_>, ApiError> {
         // A panic while holding the lock leaves the connection usable: SQLite rolls back

@@ -523,3 +523,38 @@ async fn a_deleted_lock_file_is_taken_again_or_keeps_this_server_from_writing() 
     second.stop().await;
     server.stop().await;
 }
+
+/// The fourth audit: the log removed under a server nobody changed games on. The files were
+/// checked only when the database was next used, so a crash before the next change lost what
+/// the log held (every game of a round of the kill -9 script whose games had ended: 404 after
+/// the restart). They are checked four times a second too.
+#[tokio::test]
+async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
+    let db = temp_db("log-removed-idle");
+    let server = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    let (_, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    let id = state["id"].as_str().unwrap().to_string();
+    play(&c, &server, &id, &["a3-a4", "h6-h5"]).await;
+    for suffix in ["-wal", "-shm"] {
+        std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
+    }
+    // No request: the moves reach the files at the database's path by themselves.
+    let crash = temp_db("log-removed-idle-crash");
+    let mut crashed = None;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        crashed = after_a_crash(&db, &crash, &id);
+        if crashed.is_some() {
+            break;
+        }
+        let _ = std::fs::remove_file(&crash);
+    }
+    assert_eq!(crashed.map(|m| m.len()), Some(2));
+    server.stop().await;
+}

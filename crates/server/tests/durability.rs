@@ -558,3 +558,50 @@ async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
     assert_eq!(crashed.map(|m| m.len()), Some(2));
     server.stop().await;
 }
+
+/// The fourth audit: a page's event stream that reconnects while the database cannot take a
+/// flag fall due (locked by another process) was answered 503, and `EventSource` never opens a
+/// stream again after a status other than 200: that page heard nothing more of the game. The
+/// game is shown without the fall, which the clock's timer commits once it can.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_opened_while_the_database_refuses_a_flag_fall_is_served() {
+    let db = temp_db("flag-refused-stream");
+    let mut cfg = config(db.clone(), 1);
+    cfg.busy_timeout = Duration::from_millis(100);
+    let server = TestServer::start_with(cfg).await;
+    let c = reqwest::Client::new();
+    let (status, state) = post(
+        &c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0.5 / 60.0}}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    let id = state["id"].as_str().unwrap().to_string();
+    play(&c, &server, &id, &["a3-a4"]).await;
+    let other = rusqlite::Connection::open(&db).unwrap();
+    other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    // Black's time is up, and the database cannot take it: the page comes back to the stream.
+    let mut stream = c
+        .get(server.url(&format!("/api/games/{id}/events")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    other.execute_batch("ROLLBACK").unwrap();
+    drop(other);
+    let mut seen = String::new();
+    let _ = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("wins on time") {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(seen.contains("white wins on time"), "{seen}");
+    drop(stream);
+    server.stop().await;
+}

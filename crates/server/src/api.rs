@@ -82,6 +82,10 @@ const MAX_WAIT: Duration = Duration::from_secs(60);
 pub const MAX_FEN: usize = 4096;
 /// Longest PDN text an import may send.
 pub const MAX_PDN: usize = 512 * 1024;
+/// How often, and how many times, a clock's timer asks again a database that could not take
+/// a flag fall.
+const FLAG_RETRY: Duration = Duration::from_secs(1);
+const FLAG_RETRIES: usize = 3600;
 
 /// A request's place in the loads of one game (`AppState::game`): the last one out, even a
 /// request that went away, takes the game's entry away.
@@ -212,19 +216,21 @@ impl AppState {
     }
 
     async fn load(self: &Arc<Self>, id: &str) -> Result<Shared, ApiError> {
-        for _ in 0..3 {
-            if let Some(slot) = self.games.get(id) {
-                return Ok(slot);
-            }
-            let epoch = self.games.epoch();
-            let app = self.clone();
-            let owned = id.to_string();
-            let session = self.work.run(None, move || app.read_game(&owned)).await??;
-            if let Some(slot) = self.games.insert(id, session, Some(epoch)) {
-                return Ok(slot);
-            }
+        if let Some(slot) = self.games.get(id) {
+            return Ok(slot);
         }
-        Err(ApiError::unavailable("the game is busy; try again"))
+        let app = self.clone();
+        let owned = id.to_string();
+        let session = self.work.run(None, move || app.read_game(&owned)).await??;
+        let deadline = friend::deadline(&session.meta().play);
+        let slot = self.games.insert(id, session);
+        // A clock that runs when the game is read (after a restart, or back from the store) is
+        // watched again: no timer watched it once the server had restarted, and the game never
+        // fell on time unless someone sent a request.
+        if deadline.is_some() {
+            self.watch_clock(id, deadline);
+        }
+        Ok(slot)
     }
 
     /// A stored game, checked like a request: a damaged row is an error for that game only.
@@ -285,7 +291,7 @@ impl AppState {
         let slot = self.game(id).await?;
         let mut guard = slot.lock_owned().await;
         let app = self.clone();
-        let answer: Result<(Value, bool), ApiError> = self
+        let answer: Result<(Value, Option<Option<u64>>), ApiError> = self
             .work
             .run(None, move || {
                 let now = friend::now_ms();
@@ -308,15 +314,17 @@ impl AppState {
                     .take_while(|(a, b)| a == b)
                     .count();
                 friend::after_change(next.as_mut(), before, kept, now);
-                let moved = next.main_plies() != before;
+                // Only a change of the main line sets a new deadline: a move, or moves taken
+                // back or replaced (a promotion that kept the line's length started the clock
+                // anew without a timer).
+                let deadline = (after_line != line).then(|| friend::deadline(&next.meta().play));
                 let state = app.commit(&mut guard, next)?;
-                Ok((with_seats(state, &claimed), moved))
+                Ok((with_seats(state, &claimed), deadline))
             })
             .await?;
-        let (answer, moved) = answer?;
-        // Only a move sets a new deadline: one timer per move at most.
-        if moved {
-            self.watch_clock(id, &answer);
+        let (answer, deadline) = answer?;
+        if let Some(deadline) = deadline {
+            self.watch_clock(id, deadline);
         }
         Ok(answer)
     }
@@ -339,8 +347,8 @@ impl AppState {
 
     /// With a clock running, wakes up when the mover's time is up to end the game on time,
     /// so that both players (and watchers) see the flag fall without anyone sending a request.
-    fn watch_clock(self: &Arc<Self>, id: &str, state: &Value) {
-        let Some(deadline) = friend::deadline_of(state) else {
+    fn watch_clock(self: &Arc<Self>, id: &str, deadline: Option<u64>) {
+        let Some(deadline) = deadline else {
             self.clock_timers.cancel(id);
             return;
         };
@@ -351,10 +359,22 @@ impl AppState {
         let timer = tokio::spawn(async move {
             let wait = deadline.saturating_sub(friend::now_ms()) + 5;
             tokio::time::sleep(Duration::from_millis(wait)).await;
-            // Errors (the game left the store) leave nothing to do.
             if let Some(app) = app.upgrade() {
                 app.clock_timers.fired(&owned, tokio::task::id());
-                let _ = app.check_flag(&owned).await;
+            }
+            // A database that cannot take the flag fall now (locked, full: 503) is asked again
+            // each second, for an hour at most: the game did not fall on time by itself once
+            // the fault was gone. Other errors (the game left the store) leave nothing to do.
+            for _ in 0..FLAG_RETRIES {
+                let Some(app) = app.upgrade() else {
+                    return;
+                };
+                match app.check_flag(&owned).await {
+                    Err(e) if e.status == StatusCode::SERVICE_UNAVAILABLE => {}
+                    _ => return,
+                }
+                drop(app);
+                tokio::time::sleep(FLAG_RETRY).await;
             }
         });
         // A later move's deadline replaces this one, and its timer this timer.

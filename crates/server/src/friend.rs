@@ -404,13 +404,13 @@ pub fn after_change(session: &mut dyn Session, before: usize, kept: usize, now: 
     }
 }
 
-/// When the running clock of a game's state runs out (Unix ms).
-pub fn deadline_of(state: &serde_json::Value) -> Option<u64> {
-    if state.get("outcome").is_some_and(|o| !o.is_null()) {
+/// When the running clock of a game runs out (Unix ms): None once it has ended, or while no
+/// clock runs (before the first move, an engine waiting to be asked).
+pub fn deadline(play: &Play) -> Option<u64> {
+    if play.ending.is_some() {
         return None;
     }
-    let clock: Clock = serde_json::from_value(state.get("clock")?.clone()).ok()?;
-    clock.deadline()
+    play.clock.as_ref()?.deadline()
 }
 
 #[cfg(test)]

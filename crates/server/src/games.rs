@@ -4,7 +4,6 @@
 //! is read back from the store when it is asked for again.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -30,9 +29,6 @@ pub struct Games {
     map: Mutex<HashMap<String, Entry>>,
     idle: Duration,
     cap: usize,
-    /// Counts evictions, so that a load that raced with one is not trusted (it may have read
-    /// the row before a change that was made and then evicted).
-    evictions: AtomicU64,
 }
 
 impl Games {
@@ -41,7 +37,6 @@ impl Games {
             map: Mutex::new(HashMap::new()),
             idle,
             cap: cap.max(1),
-            evictions: AtomicU64::new(0),
         }
     }
 
@@ -51,10 +46,6 @@ impl Games {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    pub fn epoch(&self) -> u64 {
-        self.evictions.load(Ordering::SeqCst)
-    }
-
     pub fn get(&self, id: &str) -> Option<Shared> {
         let mut map = self.map();
         let entry = map.get_mut(id)?;
@@ -62,21 +53,17 @@ impl Games {
         Some(entry.slot.clone())
     }
 
-    /// Adds a game read from the store at `epoch`. Returns the game in memory (an earlier copy
-    /// wins), or None if an eviction happened since the read (read it again).
-    pub fn insert(
-        &self,
-        id: &str,
-        session: Box<dyn Session>,
-        epoch: Option<u64>,
-    ) -> Option<Shared> {
+    /// Adds a game (new, or read from the store); returns the game in memory (an earlier copy
+    /// wins). A game read from the store needs no other check: reads of one game wait for each
+    /// other (`AppState::game`), so it cannot come into memory, change and leave during its
+    /// own read. (Reads used to be thrown away whenever any game left memory meanwhile, and
+    /// answered 503 after three: a third of the reads of games asked for at once, past the
+    /// cap of games in memory.)
+    pub fn insert(&self, id: &str, session: Box<dyn Session>) -> Shared {
         let mut map = self.map();
         if let Some(entry) = map.get_mut(id) {
             entry.used = Instant::now();
-            return Some(entry.slot.clone());
-        }
-        if epoch.is_some_and(|e| e != self.epoch()) {
-            return None;
+            return entry.slot.clone();
         }
         let slot = Arc::new(tokio::sync::Mutex::new(Slot {
             session,
@@ -92,7 +79,7 @@ impl Games {
         if map.len() > self.cap {
             self.evict(&mut map, |_| false);
         }
-        Some(slot)
+        slot
     }
 
     /// Drops the games idle for longer than the idle time; returns how many.
@@ -120,11 +107,7 @@ impl Games {
                 map.remove(&id);
             }
         }
-        let gone = before - map.len();
-        if gone > 0 {
-            self.evictions.fetch_add(1, Ordering::SeqCst);
-        }
-        gone
+        before - map.len()
     }
 
     pub fn len(&self) -> usize {

@@ -197,8 +197,10 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let evictor = tokio::spawn(evict_idle_games(Arc::downgrade(&self.state)));
+        let watcher = tokio::spawn(watch_files(Arc::downgrade(&self.state)));
         let result = transport::serve(self.listener, self.app, &self.transport, shutdown).await;
         evictor.abort();
+        watcher.abort();
         // A review holds a search slot for minutes: stopping the server stops it. Then the work
         // under way, which holds the database (and its lock), is waited for.
         self.state.reviews.stop_all();
@@ -222,6 +224,26 @@ async fn evict_idle_games(state: std::sync::Weak<AppState>) {
             }
             None => return,
         }
+    }
+}
+
+/// How often the database's files are checked besides each use (a crash within it can still
+/// lose what a deleted file held).
+const FILES_CHECK: Duration = Duration::from_millis(250);
+
+/// Checks the database's files now and then (store.rs): a log or database deleted under a
+/// server that nobody changed games on was put right only at the next change, and a crash
+/// before it lost every change the deleted files held (the games of a whole round of kill -9
+/// tests, ended before the files were deleted: 404 after the restart).
+async fn watch_files(state: std::sync::Weak<AppState>) {
+    loop {
+        tokio::time::sleep(FILES_CHECK).await;
+        let Some(state) = state.upgrade() else {
+            return;
+        };
+        let store = state.store.clone();
+        // A refusal is said to the next request that changes something.
+        let _ = state.work.run(None, move || store.check_files()).await;
     }
 }
 

@@ -14,9 +14,213 @@ use crate::seats::SeatKeys;
 use crate::session::{Meta, Seat};
 
 pub struct Store {
-    conn: Mutex<Connection>,
+    /// None only after a connection was closed to be opened again and could not be (`Files`):
+    /// the next use tries again.
+    conn: Mutex<Option<Connection>>,
+    /// The files the connection writes, watched (None: a database in memory).
+    files: Option<Files>,
     /// Held (locked) for as long as the store is open.
     _lock: Option<File>,
+}
+
+/// A file's identity: its device and inode.
+type FileId = (u64, u64);
+
+/// The database file, its write-ahead log and its lock file as they were opened. A file
+/// deleted or replaced under a running server is seen before each use of the database: SQLite
+/// writes on through the handles it holds, and every change after it (with the log, every
+/// change since its last checkpoint, the games created before the fault too) was acknowledged
+/// and then lost with the process.
+struct Files {
+    path: PathBuf,
+    busy_timeout: Duration,
+    /// The identities the connection has open (the log's: None before it exists).
+    ids: Mutex<(FileId, Option<FileId>)>,
+    /// The lock file beside the database, which keeps a second server out: deleted under a
+    /// running server (an operator's clean-up, a cleaner of old files in /tmp), it let a
+    /// second server start on the same database, and each overwrote the other's moves.
+    lock: Mutex<Lock>,
+}
+
+/// The lock file held: its path, its identity, and the file taken again after it was deleted
+/// (the store holds the first).
+struct Lock {
+    path: PathBuf,
+    id: FileId,
+    retaken: Option<File>,
+}
+
+/// Creates (or opens) a lock file and locks it; None if another holds it.
+fn take_lock(lock: &Path) -> std::io::Result<Option<File>> {
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(lock)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
+}
+
+#[cfg(unix)]
+fn identity(path: &Path) -> std::io::Result<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &Path) -> std::io::Result<FileId> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// `<db>-wal`, the write-ahead log beside the database.
+fn wal_path(db: &Path) -> PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push("-wal");
+    PathBuf::from(name)
+}
+
+/// A connection to the database file, as the store uses it. WAL: readers do not wait for the
+/// writer. FULL: a commit is on disk before the move is answered, so even a power cut keeps
+/// every acknowledged move (NORMAL keeps them only through a crash of the process).
+fn connect(path: &Path, busy_timeout: Duration) -> Result<Connection, rusqlite::Error> {
+    let conn = Connection::open(path)?;
+    conn.busy_timeout(busy_timeout)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    Ok(conn)
+}
+
+/// The store's connection, checked by `Store::conn`.
+struct Held<'a>(std::sync::MutexGuard<'a, Option<Connection>>);
+
+impl std::ops::Deref for Held<'_> {
+    type Target = Connection;
+
+    fn deref(&self) -> &Connection {
+        // `Store::conn` hands out a connection only when there is one.
+        self.0.as_ref().expect("Store::conn checked the connection")
+    }
+}
+
+impl Files {
+    fn new(path: &Path, busy_timeout: Duration, lock: &Path) -> Option<Files> {
+        let db = identity(path).ok()?;
+        Some(Files {
+            path: path.to_path_buf(),
+            busy_timeout,
+            ids: Mutex::new((db, identity(&wal_path(path)).ok())),
+            lock: Mutex::new(Lock {
+                path: lock.to_path_buf(),
+                id: identity(lock).ok()?,
+                retaken: None,
+            }),
+        })
+    }
+
+    /// Makes sure this server still holds the lock file at its path: deleted or replaced, it
+    /// is taken again, or, if another server took it meanwhile, every use is refused (503).
+    fn check_lock(&self) -> Result<(), ApiError> {
+        let mut lock = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        if identity(&lock.path).is_ok_and(|id| id == lock.id) {
+            return Ok(());
+        }
+        let path = lock.path.clone();
+        let refused = |why: String| {
+            ApiError::unavailable(format!(
+                "the lock file {} was deleted or replaced while the server ran, and {why}: \
+                 nothing was changed",
+                path.display()
+            ))
+        };
+        match take_lock(&path) {
+            Ok(Some(file)) => {
+                lock.id = identity(&path).map_err(|e| refused(e.to_string()))?;
+                lock.retaken = Some(file);
+                Ok(())
+            }
+            Ok(None) => Err(refused(
+                "another damspel server holds it now: stop one of them".to_string(),
+            )),
+            Err(e) => Err(refused(format!("it cannot be taken again ({e})"))),
+        }
+    }
+
+    /// Makes sure the connection writes to the files at the database's path, before it is
+    /// used. A log deleted or replaced: what it holds is checkpointed into the database and
+    /// the connection opened again (with a new log). The database deleted: a copy of it, as
+    /// the connection sees it, is written where it was, and opened. The database replaced by
+    /// another file: refused (503) until a restart, which serves the new file.
+    fn check(&self, conn: &mut Option<Connection>) -> Result<(), ApiError> {
+        self.check_lock()?;
+        let mut ids = self.ids.lock().unwrap_or_else(|e| e.into_inner());
+        let unavailable =
+            |what: String| ApiError::unavailable(format!("{what}; nothing was changed, try again"));
+        let Some(open) = conn.as_ref() else {
+            // Closed to be opened again, which failed: try again now.
+            return self.reopen(conn, &mut ids);
+        };
+        match identity(&self.path) {
+            Ok(db) if db == ids.0 => {
+                let wal = identity(&wal_path(&self.path)).ok();
+                if ids.1.is_none() || wal == ids.1 {
+                    return Ok(());
+                }
+                // The log is gone or another file: its frames since the last checkpoint are
+                // in the connection's hands only. Into the database file with them first.
+                let (busy, _, _): (i64, i64, i64) =
+                    open.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                    })?;
+                if busy != 0 {
+                    return Err(unavailable(format!(
+                        "the database's log {} was removed and could not be moved into the \
+                         database yet",
+                        wal_path(&self.path).display()
+                    )));
+                }
+                self.reopen(conn, &mut ids)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // Deleted: the connection still holds every game; written out where the
+                // database was (VACUUM INTO refuses a file that appeared meanwhile).
+                let path = self.path.to_string_lossy().into_owned();
+                open.execute("VACUUM INTO ?1", [&path])?;
+                self.reopen(conn, &mut ids)
+            }
+            Ok(_) => Err(ApiError::unavailable(format!(
+                "the database file {} was replaced while the server ran: changes are \
+                 refused until the server is restarted (it then serves the new file)",
+                self.path.display()
+            ))),
+            Err(e) => Err(unavailable(format!(
+                "the database file {} cannot be checked ({e})",
+                self.path.display()
+            ))),
+        }
+    }
+
+    /// Closes the connection (so that no two of them share the files) and opens the database
+    /// at its path again. A failure leaves none, and the next use tries again.
+    fn reopen(
+        &self,
+        conn: &mut Option<Connection>,
+        ids: &mut (FileId, Option<FileId>),
+    ) -> Result<(), ApiError> {
+        drop(conn.take());
+        let fresh = connect(&self.path, self.busy_timeout)?;
+        let db = identity(&self.path).map_err(|e| {
+            ApiError::unavailable(format!(
+                "the database file {} cannot be checked ({e}); nothing was changed, try again",
+                self.path.display()
+            ))
+        })?;
+        *ids = (db, identity(&wal_path(&self.path)).ok());
+        *conn = Some(fresh);
+        Ok(())
+    }
 }
 
 /// Why a database cannot be opened.
@@ -128,9 +332,11 @@ impl Store {
             db: path.to_path_buf(),
             source,
         };
-        let conn = Connection::open(path).map_err(sqlite)?;
-        conn.busy_timeout(busy_timeout).map_err(sqlite)?;
-        Store::init(conn, Some(file)).map_err(sqlite)
+        let conn = connect(path, busy_timeout).map_err(sqlite)?;
+        let mut store = Store::init(conn, Some(file)).map_err(sqlite)?;
+        // Watched where they are (SQLite puts the log beside the file a link points to).
+        store.files = Files::new(&resolved(path), busy_timeout, &lock);
+        Ok(store)
     }
 
     pub fn in_memory() -> Result<Store, rusqlite::Error> {
@@ -138,11 +344,6 @@ impl Store {
     }
 
     fn init(conn: Connection, lock: Option<File>) -> Result<Store, rusqlite::Error> {
-        // WAL: readers do not wait for the writer. FULL: a commit is on disk before the move is
-        // answered, so even a power cut keeps every acknowledged move (NORMAL keeps them only
-        // through a crash of the process).
-        conn.pragma_update(None, "journal_mode", "WAL")?;
-        conn.pragma_update(None, "synchronous", "FULL")?;
         conn.execute_batch(
             "CREATE TABLE IF NOT EXISTS games (
                 id TEXT PRIMARY KEY,
@@ -215,15 +416,32 @@ impl Store {
             conn.execute_batch("ALTER TABLE games ADD COLUMN plies INTEGER;")?;
         }
         Ok(Store {
-            conn: Mutex::new(conn),
+            conn: Mutex::new(Some(conn)),
+            files: None,
             _lock: lock,
         })
     }
 
-    fn conn(&self) -> Result<std::sync::MutexGuard<'_, Connection>, ApiError> {
+    /// Checks the database's files now (`Files::check`), so that a file deleted under a server
+    /// nobody changes games on is put right before a crash could lose what it held.
+    pub fn check_files(&self) -> Result<(), ApiError> {
+        self.conn().map(drop)
+    }
+
+    /// The connection, to files still at the database's path (`Files::check`).
+    fn conn(&self) -> Result<Held<'_>, ApiError> {
         // A panic while holding the lock leaves the connection usable: SQLite rolls back
         // whatever statement it was in.
-        Ok(self.conn.lock().unwrap_or_else(|e| e.into_inner()))
+        let mut conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(files) = &self.files {
+            files.check(&mut conn)?;
+        }
+        if conn.is_none() {
+            return Err(ApiError::unavailable(
+                "the database is not open; nothing was changed, try again",
+            ));
+        }
+        Ok(Held(conn))
     }
 
     /// Inserts or replaces a game; `main_plies`, its main line's length, is for the games list

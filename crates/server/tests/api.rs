@@ -259,7 +259,7 @@ async fn a_pdn_import_takes_its_variant_from_the_tags() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_resumes_every_game() {
-    let db = temp_db("restart");
+    let db = temp_db("api-restart");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (_, state) = post(

@@ -661,6 +661,79 @@ async fn a_flag_that_fell_while_the_server_was_down_is_settled_on_reading() {
     s.stop().await;
 }
 
+/// Waits (up to `within`) for a stream to tell that the game ended on time.
+async fn falls_on_time(stream: &mut reqwest::Response, within: Duration) -> String {
+    let mut seen = String::new();
+    let _ = tokio::time::timeout(within, async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("wins on time") {
+                return;
+            }
+        }
+    })
+    .await;
+    seen
+}
+
+/// The fourth audit: a clock that ran when the server restarted was watched by no timer, so
+/// the game fell on time only when somebody sent a request (the players' pages, back on the
+/// event stream after the restart, waited for ever). A game read back is watched again.
+#[tokio::test]
+async fn a_clock_running_at_a_restart_still_falls_without_a_request() {
+    let db = temp_db("friend-flag-after-restart");
+    let s = TestServer::start(db.clone(), 1).await;
+    let c = reqwest::Client::new();
+    // Ten seconds each: the restart and the stream come well before Black's time is up.
+    let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 10.0 / 60.0}})).await;
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    s.stop().await;
+    let s = TestServer::start(db, 1).await;
+    // Black's page comes back to the stream (which reads the game), and nobody sends anything.
+    let mut stream = listen(&c, &s, &f.id, Some(&f.black)).await;
+    let seen = falls_on_time(&mut stream, Duration::from_secs(40)).await;
+    assert!(seen.contains("white wins on time"), "{seen}");
+    s.stop().await;
+}
+
+/// The fourth audit: a promotion that kept the main line's length restarted the clock of the
+/// side to move (moves taken back or replaced) without a timer for its new deadline: the move's
+/// timer woke before it and found nothing to do, and the game never fell on time by itself.
+#[tokio::test]
+async fn a_clock_restarted_by_a_promotion_still_falls_without_a_request() {
+    let s = TestServer::start(temp_db("friend-flag-after-promote"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 3.0 / 60.0}})).await;
+    let at = |path: &str| s.url(&format!("/api/games/{}/{path}", f.id));
+    assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
+    assert_eq!(mv(&c, &s, &f.id, &f.black, "h6-h5").await.0, 200);
+    // Another answer to White's move, as a variation (node 3), made the main line by both
+    // players a second later: White's clock starts again from the promotion.
+    let (status, state) = post_as(
+        &c,
+        &at("move"),
+        Some(&f.black),
+        json!({"move": "g6-g5", "from": 1}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let both = format!("{},{}", f.white, f.black);
+    let (status, state) = post_as(
+        &c,
+        &at("promote"),
+        Some(&both),
+        json!({"node": 3, "main": true}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "white", "{state}");
+    let mut stream = listen(&c, &s, &f.id, None).await;
+    let seen = falls_on_time(&mut stream, Duration::from_secs(30)).await;
+    assert!(seen.contains("black wins on time"), "{seen}");
+    s.stop().await;
+}
+
 #[tokio::test]
 async fn bad_friend_requests_get_clear_errors() {
     let s = TestServer::start(temp_db("friend-bad"), 1).await;
@@ -785,7 +858,7 @@ async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_slot() {
     // One search at a time, so that a hint on another game holds the engine's request back.
-    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let s = TestServer::start(temp_db("friend-engine-waits"), 1).await;
     let c = reqwest::Client::new();
     // Half a second each: the least a clock may have.
     let (status, created) = post_as(

@@ -263,7 +263,12 @@ async fn acknowledged_states_survive_eviction_and_restart() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_changes_are_each_acknowledged_once() {
     let db = temp_db("restart-concurrent");
-    let server = TestServer::start(db.clone(), 1).await;
+    // The games leave memory between the clients' actions and come back from the database
+    // while others change them (more games than memory keeps).
+    let mut cfg = config(db.clone(), 1);
+    cfg.settings.idle_game = Duration::from_millis(20);
+    cfg.settings.max_games = 1;
+    let server = TestServer::start_with(cfg).await;
     let c = reqwest::Client::new();
     let mut ids = Vec::new();
     let mut first = HashMap::new();

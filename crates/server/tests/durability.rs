@@ -17,13 +17,7 @@ async fn a_move_the_database_refused_is_not_applied() {
     cfg.busy_timeout = Duration::from_millis(200);
     let server = TestServer::start_with(cfg).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
     // Another process holds the database's write lock.
     let other = rusqlite::Connection::open(&db).unwrap();
@@ -286,6 +280,19 @@ fn after_a_crash(db: &std::path::Path, to: &std::path::Path, id: &str) -> Option
 }
 
 /// Plays Turkish moves in game `id`, each answered 200.
+/// A new Turkish game between two players (no engine move comes between the test's moves);
+/// its id.
+async fn two_player_game(c: &reqwest::Client, server: &TestServer) -> String {
+    let (status, state) = post(
+        c,
+        &server.url("/api/games"),
+        json!({"variant": "turkish", "black": "human"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{state}");
+    state["id"].as_str().unwrap().to_string()
+}
+
 async fn play(c: &reqwest::Client, server: &TestServer, id: &str, moves: &[&str]) {
     for m in moves {
         let (status, state) = post(
@@ -307,13 +314,7 @@ async fn a_removed_log_loses_no_acknowledged_change() {
     let db = temp_db("log-removed");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     play(&c, &server, &id, &["a3-a4", "h6-h5"]).await;
     for suffix in ["-wal", "-shm"] {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
@@ -336,13 +337,7 @@ async fn a_deleted_database_is_written_back_with_every_game() {
     let db = temp_db("db-deleted");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     play(&c, &server, &id, &["a3-a4"]).await;
     for suffix in ["", "-wal", "-shm"] {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
@@ -362,13 +357,7 @@ async fn a_replaced_database_refuses_changes_until_a_restart() {
     let db = temp_db("db-replaced");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     play(&c, &server, &id, &["a3-a4"]).await;
     // Another file at the database's path: a copy of it as it stands.
     let copy = temp_db("db-replaced-copy");
@@ -494,13 +483,7 @@ async fn a_deleted_lock_file_is_taken_again_or_keeps_this_server_from_writing() 
     let db = temp_db("lock-deleted");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     let lock = format!("{}.lock", db.display());
     std::fs::remove_file(&lock).unwrap();
     play(&c, &server, &id, &["a3-a4"]).await;
@@ -533,13 +516,7 @@ async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
     let db = temp_db("log-removed-idle");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
-    let (_, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human"}),
-    )
-    .await;
-    let id = state["id"].as_str().unwrap().to_string();
+    let id = two_player_game(&c, &server).await;
     play(&c, &server, &id, &["a3-a4", "h6-h5"]).await;
     for suffix in ["-wal", "-shm"] {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();

@@ -38,7 +38,7 @@ mod verify;
 
 use std::path::{Path, PathBuf};
 
-pub use build::{build, build_slice, plan, Built};
+pub use build::{build, build_slice, plan, schedule, Built};
 pub use format::{Header, SideCounts, VERSION};
 pub use index::Indexer;
 pub use limit::limit_plies;

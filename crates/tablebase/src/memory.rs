@@ -4,7 +4,7 @@
 
 use damspel_rules::{Bits, Duplicates, Rules, Setup};
 
-use crate::build::plan;
+use crate::build::{plan, schedule};
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::solve::drawn_by_material;
@@ -80,15 +80,18 @@ pub fn check_indexable<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<(), Erro
 }
 
 /// Checks a whole set up to `pieces` before it is built: every table indexable (else
-/// `Error::TooLarge`), and the peak memory, as `build` holds every table of the set it has
-/// built (2 bytes a slot) while it solves the next one.
+/// `Error::TooLarge`), and the peak memory: at each step of `schedule`, solving its signature
+/// beside the tables `build` holds then (2 bytes a slot: the earlier tables it or a later step
+/// depends on); the largest step is the peak.
 pub fn set_needs<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<Needs, Error> {
     check_indexable(rules, pieces)?;
-    let mut held = 0u64;
     let mut worst: Option<Needs> = None;
-    for material in plan(pieces).into_iter().flatten() {
+    for (material, held) in schedule(pieces) {
         let slots = Indexer::new(rules, material).len();
-        let bytes = solve_bytes(rules, material).saturating_add(held);
+        let bytes = held
+            .iter()
+            .map(|&m| Indexer::new(rules, m).len().saturating_mul(2))
+            .fold(solve_bytes(rules, material), u64::saturating_add);
         if worst.is_none_or(|w| bytes > w.bytes) {
             worst = Some(Needs {
                 material,
@@ -96,7 +99,6 @@ pub fn set_needs<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<Needs, Error> 
                 bytes,
             });
         }
-        held = held.saturating_add(slots.saturating_mul(2));
     }
     Ok(worst.expect("a plan has at least one signature"))
 }

@@ -42,6 +42,11 @@ impl Known {
         self.tables.insert(indexer.material(), (indexer, codes));
     }
 
+    /// Keeps only the tables of the signatures `keep` says yes to (frees the others).
+    pub fn retain(&mut self, mut keep: impl FnMut(&Material) -> bool) {
+        self.tables.retain(|m, _| keep(m));
+    }
+
     /// The code of `pos` for its side to move: lost when it has no piece, else from its table.
     pub fn code<B: Bits>(&self, pos: &Position<B>) -> Result<u16, Error> {
         let side = pos.side_to_move();

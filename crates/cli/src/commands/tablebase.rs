@@ -296,7 +296,7 @@ fn check_memory<B: Bits>(
         )
     } else {
         format!(
-            "building {} up to {pieces} pieces needs about {} of memory at {} ({} positions, with the tables built before it)",
+            "building {} up to {pieces} pieces needs about {} of memory at {} ({} positions, with the earlier tables still needed)",
             rules.variant().id,
             bytes(needs.bytes),
             needs.material,

@@ -82,8 +82,8 @@ pub fn check_indexable<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<(), Erro
 /// Checks a whole set up to `pieces` before it is built: every table indexable (else
 /// `Error::TooLarge`), and the peak memory: at each step of `schedule`, solving its signature
 /// beside the tables `build` holds then (2 bytes a slot: the earlier tables it or a later step
-/// depends on); the largest step is the peak.
-pub fn set_needs<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<Needs, Error> {
+/// depends on); the largest step is the peak. None for a set of no table (under 2 pieces).
+pub fn set_needs<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<Option<Needs>, Error> {
     check_indexable(rules, pieces)?;
     let mut worst: Option<Needs> = None;
     for (material, held) in schedule(pieces) {
@@ -100,7 +100,7 @@ pub fn set_needs<B: Bits>(rules: &Rules<B>, pieces: u8) -> Result<Needs, Error> 
             });
         }
     }
-    Ok(worst.expect("a plan has at least one signature"))
+    Ok(worst)
 }
 
 /// Checks one slice before it is built: indexable, and its peak memory with its

@@ -546,8 +546,10 @@ fn the_memory_estimate_of_a_set_is_its_largest_working_set() {
         let all_before: u64 = order[..step].iter().map(|&m| table(m)).sum();
         sum_before = sum_before.max(solving + all_before);
     }
-    let needs = set_needs(&rules, pieces).unwrap();
+    let needs = set_needs(&rules, pieces).unwrap().unwrap();
     assert_eq!(needs.bytes, largest);
+    // A set of no table (one piece) needs nothing, and is no panic of the library.
+    assert_eq!(set_needs(&rules, 1).unwrap(), None);
     // The largest table's own solve dominates (KKMvKM, ~120 GB estimated): the held tables
     // are 6.5 GB of it now against 8.9 before.
     assert!(largest < sum_before, "{largest} against {sum_before}");

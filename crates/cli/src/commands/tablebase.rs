@@ -190,10 +190,10 @@ fn run_build<B: Bits>(
     };
     // Refused before the first table rather than killed at the largest one, hours in.
     let needs = match material {
-        Some(m) => slice_needs(rules, m)?,
+        Some(m) => Some(slice_needs(rules, m)?),
         None => set_needs(rules, pieces)?,
     };
-    if let Some(usable) = crate::machine::usable_memory_bytes() {
+    if let (Some(needs), Some(usable)) = (needs, crate::machine::usable_memory_bytes()) {
         check_memory(rules, pieces, material.is_some(), &needs, usable)?;
     }
     let bar = ProgressBar::new(0);

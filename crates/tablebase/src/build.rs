@@ -26,6 +26,24 @@ pub struct Built {
     /// Time spent (zero when the file was already there and reused).
     pub time: Duration,
     pub reused: bool,
+    /// Why a file already there was not kept but built again (damaged, of another format
+    /// version, built for other rules data); None when there was none, or it was kept.
+    pub replaced: Option<String>,
+}
+
+/// Why a table file found in the folder is not kept, to be said as it is built again; None
+/// when there is no file.
+fn not_kept(e: &Error) -> Option<String> {
+    match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => None,
+        Error::VariantChanged { .. } => Some("it was built for other rules data".into()),
+        Error::Version { found, .. } => Some(format!(
+            "it is of format version {found}, this program's is {}",
+            crate::VERSION
+        )),
+        Error::Corrupt { reason, .. } => Some(format!("it was damaged ({reason})")),
+        other => Some(other.to_string()),
+    }
 }
 
 /// The signatures up to `pieces`, in dependency waves (see `Material::waves`).
@@ -85,26 +103,32 @@ pub fn build<B: Bits>(
     let mut out = Vec::new();
     for (material, held) in schedule(pieces) {
         known.retain(|m| held.contains(m));
-        let built = if let Ok((_, codes)) = read_table(dir, rules, material) {
-            known.insert(Indexer::new(rules, material), Arc::new(codes));
-            Built {
-                material,
-                positions: Indexer::new(rules, material).len(),
-                bytes: file_len(dir, rules, material),
-                time: Duration::ZERO,
-                reused: true,
+        let built = match read_table(dir, rules, material) {
+            Ok((_, codes)) => {
+                known.insert(Indexer::new(rules, material), Arc::new(codes));
+                Built {
+                    material,
+                    positions: Indexer::new(rules, material).len(),
+                    bytes: file_len(dir, rules, material),
+                    time: Duration::ZERO,
+                    reused: true,
+                    replaced: None,
+                }
             }
-        } else {
-            let start = Instant::now();
-            let codes = pool.install(|| solve(rules, material, &known, progress))?;
-            write_table(dir, rules, material, &codes)?;
-            known.insert(Indexer::new(rules, material), Arc::new(codes));
-            Built {
-                material,
-                positions: Indexer::new(rules, material).len(),
-                bytes: file_len(dir, rules, material),
-                time: start.elapsed(),
-                reused: false,
+            Err(why) => {
+                let replaced = not_kept(&why);
+                let start = Instant::now();
+                let codes = pool.install(|| solve(rules, material, &known, progress))?;
+                write_table(dir, rules, material, &codes)?;
+                known.insert(Indexer::new(rules, material), Arc::new(codes));
+                Built {
+                    material,
+                    positions: Indexer::new(rules, material).len(),
+                    bytes: file_len(dir, rules, material),
+                    time: start.elapsed(),
+                    reused: false,
+                    replaced,
+                }
             }
         };
         out.push(built);
@@ -141,6 +165,7 @@ pub fn build_slice<B: Bits>(
         bytes: file_len(dir, rules, material),
         time: start.elapsed(),
         reused: false,
+        replaced: None,
     })
 }
 

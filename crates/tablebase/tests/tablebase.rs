@@ -355,6 +355,49 @@ fn a_table_is_refused_for_changed_rules_or_damage() {
     }
 }
 
+/// A build over a folder keeps the tables it can read and builds the others again; a file it
+/// does not keep is said with why (before, it was rebuilt without a word: a variant file
+/// changed since, or tables of an older program, went unnoticed).
+#[test]
+fn a_build_says_why_it_replaces_a_file() {
+    let rules = rules64("russian");
+    let dir = tempfile::tempdir().unwrap();
+    build(&rules, 2, dir.path(), 1, &no_progress).unwrap();
+    let path = |m: &str| table_path(dir.path(), rules.variant(), m.parse().unwrap());
+    // KvK of other rules (short kings), KvM with a flipped byte, MvK removed, MvM kept.
+    let mut short = rules.variant().clone();
+    short.kings.move_range = Range::Short;
+    let short: Rules<u64> = Rules::new(short).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    build(&short, 2, other.path(), 1, &no_progress).unwrap();
+    std::fs::copy(
+        table_path(other.path(), short.variant(), "KvK".parse().unwrap()),
+        path("KvK"),
+    )
+    .unwrap();
+    let mut bytes = std::fs::read(path("KvM")).unwrap();
+    let at = bytes.len() - 20;
+    bytes[at] ^= 0x40;
+    std::fs::write(path("KvM"), &bytes).unwrap();
+    std::fs::remove_file(path("MvK")).unwrap();
+    let built = build(&rules, 2, dir.path(), 1, &no_progress).unwrap();
+    let of = |m: &str| {
+        built
+            .iter()
+            .find(|b| b.material.to_string() == m)
+            .unwrap()
+            .clone()
+    };
+    let kvk = of("KvK").replaced.unwrap();
+    assert!(kvk.contains("other rules"), "{kvk}");
+    let kvm = of("KvM").replaced.unwrap();
+    assert!(kvm.contains("damaged"), "{kvm}");
+    assert_eq!(of("MvK").replaced, None, "no file was there");
+    assert!(!of("MvK").reused);
+    assert!(of("MvM").reused && of("MvM").replaced.is_none());
+    assert!(Tablebase::open(dir.path(), &rules).is_ok());
+}
+
 #[test]
 fn verify_passes_on_a_built_set() {
     let rules = rules64("russian");

@@ -254,8 +254,14 @@ fn run_build<B: Bits>(
                 b.bytes
             );
         } else {
+            // A file that was there and not kept is said, with why: rebuilding it silently
+            // hid a variant file changed since, or tables of an older program.
+            let replaced = b
+                .replaced
+                .as_ref()
+                .map_or(String::new(), |why| format!("  (replaced: {why})"));
             println!(
-                "{:>10} {:>12} positions {:>11} bytes {:>8.2} s {:>12.0} positions/s",
+                "{:>10} {:>12} positions {:>11} bytes {:>8.2} s {:>12.0} positions/s{replaced}",
                 b.material.to_string(),
                 b.positions,
                 b.bytes,

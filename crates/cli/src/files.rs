@@ -94,9 +94,13 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 /// the work starts: a path that cannot be written (a folder, a missing folder, no permission)
 /// is said at once instead of after minutes or hours of searching, which were then lost. What
 /// the file held stays until it is replaced (a match replaces it at once, then adds each game).
+/// A file it created and wrote nothing to is removed when the command gives up (it is dropped
+/// so): a failed `claims --out NEW.md` left an empty NEW.md behind.
 pub struct Output {
     file: File,
     path: PathBuf,
+    /// Whether this opening created the file, and nothing has been written to it since.
+    created_unwritten: bool,
 }
 
 impl Output {
@@ -110,36 +114,70 @@ impl Output {
                 input.display()
             );
         }
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        // Created here only when it did not exist (`create_new`), so that one made by another
+        // meanwhile is never taken for ours and removed.
+        let open = |new: bool| {
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true);
+            if new {
+                options.create_new(true);
+            } else {
+                options.create(true).truncate(false);
+            }
+            options.open(path)
+        };
+        let (file, created) = match open(true) {
+            Ok(file) => Ok((file, true)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                open(false).map(|file| (file, false))
+            }
+            Err(e) => Err(e),
+        }
+        .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(Output {
             file,
             path: path.to_path_buf(),
+            created_unwritten: created,
         })
     }
 
     /// Replaces what the file held with `bytes` (a device or a pipe, such as `/dev/stdout`,
-    /// holds nothing to replace: it is written to).
+    /// holds nothing to replace: it is written to): the command's result, kept even if empty.
     pub fn replace(&mut self, bytes: &[u8]) -> Result<()> {
+        self.clear()?;
+        self.created_unwritten = false;
+        self.append(bytes)
+    }
+
+    /// Empties the file before results are added to it (`append`); a file this created stays
+    /// removable until something is added.
+    pub fn clear(&mut self) -> Result<()> {
         if self.file.metadata().is_ok_and(|m| m.is_file()) {
             self.file
                 .set_len(0)
                 .and_then(|()| self.file.rewind())
                 .with_context(|| format!("cannot write {}", self.path.display()))?;
         }
-        self.append(bytes)
+        Ok(())
     }
 
     /// Adds `bytes` at the end, on disk at once (a match's games as each ends: an interrupted
     /// match keeps the games it played).
     pub fn append(&mut self, bytes: &[u8]) -> Result<()> {
+        if !bytes.is_empty() {
+            self.created_unwritten = false;
+        }
         self.file
             .write_all(bytes)
             .and_then(|()| self.file.flush())
             .with_context(|| format!("cannot write {}", self.path.display()))
+    }
+}
+
+impl Drop for Output {
+    fn drop(&mut self) {
+        if self.created_unwritten {
+            let _ = std::fs::remove_file(&self.path);
+        }
     }
 }

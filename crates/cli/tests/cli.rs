@@ -252,6 +252,34 @@ fn an_output_that_cannot_be_written_is_refused_before_the_work() {
     }
 }
 
+/// An output opened before the work (`files::Output`) and never written because the command
+/// failed: a file it created is removed, one that was there stays. Before, `claims --out
+/// NEW.md` without tables left an empty NEW.md.
+#[test]
+fn a_failed_command_leaves_no_empty_output_it_created() {
+    let dir = std::env::temp_dir().join(format!("damspel-unwritten-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let no_tables = dir.join("no-tables");
+    let new = dir.join("new.md");
+    let args = [
+        "claims",
+        "--tb-dir",
+        no_tables.to_str().unwrap(),
+        "--out",
+        new.to_str().unwrap(),
+    ];
+    let out = damspel(&args);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("no table"), "{}", stderr(&out));
+    assert!(!new.exists(), "an empty {} was left", new.display());
+    // A file that was there is not the command's to remove.
+    std::fs::write(&new, "mine").unwrap();
+    assert!(!damspel(&args).status.success());
+    assert_eq!(std::fs::read_to_string(&new).unwrap(), "mine");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_match_writes_each_game_as_it_ends() {
     // A match stopped half way (Ctrl-C, a machine going down) keeps the games it played: they

@@ -340,7 +340,7 @@ fn play<B: Bits>(rules: Arc<Rules<B>>, specs: &[Spec; 2], args: &Args) -> Result
                 inputs.push(Path::new(args.openings));
             }
             let mut out = crate::files::Output::open(Path::new(path), &inputs)?;
-            out.replace(b"")?;
+            out.clear()?;
             Ok(Mutex::new(Ok(out)))
         })
         .transpose()?;

@@ -13,6 +13,15 @@ fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
 }
 
+/// An empty folder of the test's own under the temporary folder (`damspel-NAME-PID`), made
+/// anew.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("damspel-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
@@ -257,9 +266,7 @@ fn an_output_that_cannot_be_written_is_refused_before_the_work() {
 /// NEW.md` without tables left an empty NEW.md.
 #[test]
 fn a_failed_command_leaves_no_empty_output_it_created() {
-    let dir = std::env::temp_dir().join(format!("damspel-unwritten-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("unwritten");
     let no_tables = dir.join("no-tables");
     let new = dir.join("new.md");
     let args = [
@@ -725,8 +732,7 @@ fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
 #[test]
 fn the_tablebase_driver_fails_when_its_plan_fails() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("damspel-tb-driver-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tb-driver");
     let bin = dir.join("fake bin");
     std::fs::create_dir_all(&bin).unwrap();
     let log = dir.join("sbatch.log");
@@ -814,8 +820,7 @@ fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts(
 #[cfg(unix)]
 #[test]
 fn a_table_write_that_fails_leaves_no_temporary_file() {
-    let dir = std::env::temp_dir().join(format!("damspel-tb-efbig-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tb-efbig");
     // `trap '' XFSZ`: the write past the limit fails instead of the signal ending the program.
     let script =
         "trap '' XFSZ; ulimit -f 64; exec \"$0\" tablebase build russian --pieces 4 --tb-dir \"$1\"";
@@ -840,9 +845,7 @@ fn a_table_write_that_fails_leaves_no_temporary_file() {
 /// `index.html` replaced it, exit 0: the games were lost.
 #[test]
 fn an_atlas_report_does_not_replace_its_database() {
-    let dir = std::env::temp_dir().join(format!("damspel-report-db-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("report-db");
     let db = dir.join("index.html");
     let (d, o) = (db.to_str().unwrap(), dir.to_str().unwrap());
     // The hidden --fixture writes a small atlas database to --db first (docs/atlas.md).
@@ -874,8 +877,7 @@ fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
         eprintln!("skipped: the script needs /usr/bin/time and bc");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("damspel-tb-figures-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tb-figures");
     let script = format!(
         "{}/../../scripts/tablebase-figures.sh",
         env!("CARGO_MANIFEST_DIR")
@@ -941,8 +943,7 @@ fn literal_blocks(yaml: &str) -> Vec<String> {
 #[test]
 fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = std::env::temp_dir().join(format!("damspel-k8s-atlas-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("k8s-atlas");
     let (bin, data) = (dir.join("bin"), dir.join("data"));
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&data).unwrap();
@@ -1007,9 +1008,7 @@ fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
 #[cfg(unix)]
 #[test]
 fn a_merge_that_cannot_write_names_the_file() {
-    let dir = std::env::temp_dir().join(format!("damspel-merge-full-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("merge-full");
     let input = dir.join("in.db");
     let out = damspel(&[
         "atlas",
@@ -1049,8 +1048,7 @@ fn a_merge_that_cannot_write_names_the_file() {
 /// (hours for a large table).
 #[test]
 fn a_tablebase_build_into_a_log_says_how_far_it_is() {
-    let dir = std::env::temp_dir().join(format!("damspel-tb-log-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("tb-log");
     let out = damspel(&[
         "tablebase",
         "build",
@@ -1278,9 +1276,7 @@ fn an_output_that_is_an_input_is_refused_before_the_work() {
     // `review two.pdn --out two.pdn` left one game of two; `match --openings op.pdn --pdn op.pdn`
     // emptied the openings; `tune --weights w.toml --out w.toml` replaced the weights it named as
     // its start. The same file however named: `./x`, a symbolic link, a hard link.
-    let dir = std::env::temp_dir().join(format!("damspel-same-file-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("same-file");
     let games = dir.join("two.pdn");
     let two = "[GameType \"20\"]\n[White \"A\"]\n\n1. 32-28 19-23 *\n\n\
                [GameType \"20\"]\n[White \"B\"]\n\n1. 33-29 18-22 *\n";

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::common::{config, get, post, temp_db, TestServer};
+use crate::common::{config, falls_on_time, get, post, temp_db, TestServer};
 use serde_json::{json, Value};
 
 fn plies(state: &Value) -> usize {
@@ -425,18 +425,13 @@ async fn games_read_back_at_once_while_others_leave_memory_are_served() {
     std::sync::Arc::into_inner(server).unwrap().stop().await;
 }
 
-/// The fourth audit: a flag fall the database could not take when the clock's timer woke
-/// (locked by another process, full) was never tried again: once the fault was gone the game
-/// went on with the mover's time at zero, and nobody's stream heard of it until someone sent a
-/// request. The timer now asks again each second.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
-    let db = temp_db("flag-refused");
-    let mut cfg = config(db.clone(), 1);
+/// A server on `db` that waits only 100 ms for the database's lock, and a game between two
+/// players there with half a second on each clock (both seats held by the client).
+async fn half_second_game_on(db: &std::path::Path) -> (TestServer, reqwest::Client, String) {
+    let mut cfg = config(db.to_path_buf(), 1);
     cfg.busy_timeout = Duration::from_millis(100);
     let server = TestServer::start_with(cfg).await;
     let c = reqwest::Client::new();
-    // Half a second each, both seats here.
     let (status, state) = post(
         &c,
         &server.url("/api/games"),
@@ -445,6 +440,17 @@ async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
     .await;
     assert_eq!(status, 201, "{state}");
     let id = state["id"].as_str().unwrap().to_string();
+    (server, c, id)
+}
+
+/// The fourth audit: a flag fall the database could not take when the clock's timer woke
+/// (locked by another process, full) was never tried again: once the fault was gone the game
+/// went on with the mover's time at zero, and nobody's stream heard of it until someone sent a
+/// request. The timer now asks again each second.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
+    let db = temp_db("flag-refused");
+    let (server, c, id) = half_second_game_on(&db).await;
     let mut stream = c
         .get(server.url(&format!("/api/games/{id}/events")))
         .send()
@@ -458,16 +464,7 @@ async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
     other.execute_batch("ROLLBACK").unwrap();
     drop(other);
     // Nobody sends a request: the stream hears the flag fall.
-    let mut seen = String::new();
-    let _ = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Ok(Some(chunk)) = stream.chunk().await {
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-            if seen.contains("wins on time") {
-                return;
-            }
-        }
-    })
-    .await;
+    let seen = falls_on_time(&mut stream, Duration::from_secs(20)).await;
     assert!(seen.contains("white wins on time"), "{seen}");
     drop(stream);
     server.stop().await;
@@ -543,18 +540,7 @@ async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_opened_while_the_database_refuses_a_flag_fall_is_served() {
     let db = temp_db("flag-refused-stream");
-    let mut cfg = config(db.clone(), 1);
-    cfg.busy_timeout = Duration::from_millis(100);
-    let server = TestServer::start_with(cfg).await;
-    let c = reqwest::Client::new();
-    let (status, state) = post(
-        &c,
-        &server.url("/api/games"),
-        json!({"variant": "turkish", "black": "human", "clock": {"minutes": 0.5 / 60.0}}),
-    )
-    .await;
-    assert_eq!(status, 201, "{state}");
-    let id = state["id"].as_str().unwrap().to_string();
+    let (server, c, id) = half_second_game_on(&db).await;
     play(&c, &server, &id, &["a3-a4"]).await;
     let other = rusqlite::Connection::open(&db).unwrap();
     other.execute_batch("BEGIN EXCLUSIVE").unwrap();
@@ -568,16 +554,7 @@ async fn a_stream_opened_while_the_database_refuses_a_flag_fall_is_served() {
     assert_eq!(stream.status(), 200);
     other.execute_batch("ROLLBACK").unwrap();
     drop(other);
-    let mut seen = String::new();
-    let _ = tokio::time::timeout(Duration::from_secs(20), async {
-        while let Ok(Some(chunk)) = stream.chunk().await {
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-            if seen.contains("wins on time") {
-                return;
-            }
-        }
-    })
-    .await;
+    let seen = falls_on_time(&mut stream, Duration::from_secs(20)).await;
     assert!(seen.contains("white wins on time"), "{seen}");
     drop(stream);
     server.stop().await;

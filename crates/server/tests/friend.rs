@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::{get, pdn, temp_db, TestServer};
+use crate::common::{falls_on_time, get, pdn, temp_db, TestServer};
 use serde_json::{json, Value};
 
 async fn post_as(
@@ -659,21 +659,6 @@ async fn a_flag_that_fell_while_the_server_was_down_is_settled_on_reading() {
     let (_, state) = get(&c, &s.url(&format!("/api/games/{}", f.id))).await;
     assert_eq!(state["outcome"]["result"], "1-0", "{state}");
     s.stop().await;
-}
-
-/// Waits (up to `within`) for a stream to tell that the game ended on time.
-async fn falls_on_time(stream: &mut reqwest::Response, within: Duration) -> String {
-    let mut seen = String::new();
-    let _ = tokio::time::timeout(within, async {
-        while let Ok(Some(chunk)) = stream.chunk().await {
-            seen.push_str(&String::from_utf8_lossy(&chunk));
-            if seen.contains("wins on time") {
-                return;
-            }
-        }
-    })
-    .await;
-    seen
 }
 
 /// The fourth audit: a clock that ran when the server restarted was watched by no timer, so

@@ -205,3 +205,19 @@ impl Events {
         wait.await.expect("no state event within 10 s")
     }
 }
+
+/// Waits (up to `within`) for an event stream to tell that the game ended on time; what it
+/// heard.
+pub async fn falls_on_time(stream: &mut reqwest::Response, within: std::time::Duration) -> String {
+    let mut seen = String::new();
+    let _ = tokio::time::timeout(within, async {
+        while let Ok(Some(chunk)) = stream.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("wins on time") {
+                return;
+            }
+        }
+    })
+    .await;
+    seen
+}

@@ -102,6 +102,12 @@ const MAX_EARLY: usize = 1000;
 const WATCH_READS: usize = 64;
 /// The most lines of the transcript (a peer may chat without end).
 pub const MAX_TRANSCRIPT: usize = 20_000;
+/// The least time between two of our messages with no message of the peer's between them.
+/// Clients that take each read of the socket for one message (pydraughts' `DXPEngine`, after
+/// DXC100) lose the second of two messages that arrive together: a GAMEACC and the forced
+/// move answered at once behind it, a BACKACC and the move after it, a last move and our
+/// GAMEEND.
+pub const MESSAGE_GAP: Duration = Duration::from_millis(250);
 
 /// When a wait for the peer ends: set once for the wait, so that the messages that come in
 /// between (a chat, a take-back request) do not push it back.
@@ -139,6 +145,10 @@ pub struct DxpConnection {
     /// The peer's end of the stream (or a broken connection) has been read while watching.
     ended: bool,
     transcript: Vec<String>,
+    /// When our last message went, if no message of the peer's has been received since.
+    unanswered_since: Option<Instant>,
+    /// The least time between two messages of ours in a row (`MESSAGE_GAP`).
+    gap: Duration,
 }
 
 impl DxpConnection {
@@ -155,6 +165,8 @@ impl DxpConnection {
             dropped_chat: 0,
             ended: false,
             transcript: Vec::new(),
+            unanswered_since: None,
+            gap: MESSAGE_GAP,
         })
     }
 
@@ -170,6 +182,12 @@ impl DxpConnection {
 
     pub fn peer_addr(&self) -> SocketAddr {
         self.peer
+    }
+
+    /// Sets the least time between two messages of ours in a row (`MESSAGE_GAP` unless set):
+    /// zero for a test peer that floods the other side.
+    pub fn set_message_gap(&mut self, gap: Duration) {
+        self.gap = gap;
     }
 
     /// Whether the peer has closed the connection (or it broke), checked at once: what has
@@ -243,12 +261,17 @@ impl DxpConnection {
         }
     }
 
-    /// Sends a message; returns its text.
+    /// Sends a message; returns its text. A message that follows another of ours with no
+    /// message of the peer's received between waits until the gap (`MESSAGE_GAP`) after it.
     pub fn send(&mut self, message: &Message) -> Result<String, LinkError> {
         let text = message.print().map_err(LinkError::Print)?;
         let bytes = dxp::frame(&text).map_err(LinkError::Frame)?;
+        if let Some(sent) = self.unanswered_since {
+            std::thread::sleep(self.gap.saturating_sub(sent.elapsed()));
+        }
         self.stream.write_all(&bytes)?;
         self.stream.flush()?;
+        self.unanswered_since = Some(Instant::now());
         self.note(format!("> {text}"));
         Ok(text)
     }
@@ -272,6 +295,7 @@ impl DxpConnection {
         let mut buf = [0u8; 1024];
         loop {
             if let Some(next) = self.early.pop_front().or_else(|| self.deframer.next()) {
+                self.unanswered_since = None;
                 let text = match next {
                     Ok(text) => text,
                     Err(e) => {
@@ -1010,6 +1034,8 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let handle = std::thread::spawn(move || {
             let mut conn = DxpConnection::accept(&listener).unwrap();
+            // Scripts send in bursts (thousands of chats), which the peer under test must take.
+            conn.set_message_gap(Duration::ZERO);
             let t = Some(Duration::from_secs(10));
             let Message::GameRequest(req) = conn.receive(t).unwrap() else {
                 panic!("expected GAMEREQ")
@@ -1277,5 +1303,36 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("10x10"), "{e}");
+    }
+
+    #[test]
+    fn two_messages_of_ours_in_a_row_go_apart_and_an_answer_goes_at_once() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = std::thread::spawn(move || {
+            let mut conn = DxpConnection::accept(&listener).unwrap();
+            let t = Some(Duration::from_secs(10));
+            let first = conn.receive(t).unwrap();
+            let second = conn.receive(t).unwrap();
+            conn.send(&Message::Chat("your turn".into())).unwrap();
+            conn.receive(t).unwrap();
+            (first, second)
+        });
+        let mut us = DxpConnection::connect(addr).unwrap();
+        let start = Instant::now();
+        us.send(&Message::Chat("one".into())).unwrap();
+        us.send(&Message::Chat("two".into())).unwrap();
+        // A lower bound only: the second message was held back for the gap.
+        assert!(start.elapsed() >= MESSAGE_GAP, "{:?}", start.elapsed());
+        assert_eq!(
+            us.receive(Some(Duration::from_secs(10))).unwrap(),
+            Message::Chat("your turn".into())
+        );
+        // The peer has spoken since: our next message is not held back.
+        assert_eq!(us.unanswered_since, None);
+        us.send(&Message::Chat("three".into())).unwrap();
+        let (first, second) = peer.join().unwrap();
+        assert_eq!(first, Message::Chat("one".into()));
+        assert_eq!(second, Message::Chat("two".into()));
     }
 }

@@ -14,7 +14,7 @@ pub mod stats;
 
 pub use dxp_match::DxpMatchPlayer;
 pub use dxp_player::{
-    Deadline, DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError,
+    Deadline, DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError, MESSAGE_GAP,
 };
 pub use game::{play_game, Ending, GameRecord};
 pub use hub_player::HubPlayer;

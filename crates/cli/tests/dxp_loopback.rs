@@ -580,6 +580,50 @@ fn chat_take_backs_and_a_resignation() {
     }
 }
 
+/// Clients that take each read of the socket for one message (pydraughts' `DXPEngine`, after
+/// DXC100) lose the second of two messages that come together. Here the program, White, has one
+/// legal move, 28x19, which it answers at once: the move must not come with the GAMEACC. The
+/// client reads 100 ms after its GAMEREQ, as a busy one does, well within the 250 ms the
+/// program leaves between two messages of its own.
+#[test]
+fn a_forced_first_move_does_not_come_with_the_game_accept() {
+    use std::io::Write;
+    let mut program = Program::start(&["--listen", "127.0.0.1:0", "--depth", "1"]);
+    let addr = program.listening_address();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    // W:W28:B1,23 (DXP squares 1..50: e empty, w White man, z Black man).
+    let mut squares = [b'e'; 50];
+    squares[0] = b'z';
+    squares[22] = b'z';
+    squares[27] = b'w';
+    let request = format!(
+        "R01{:<32}W000000BW{}\0",
+        "one read, one message",
+        String::from_utf8(squares.to_vec()).unwrap()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut buf = [0u8; 1024];
+    let n = stream.read(&mut buf).unwrap();
+    let first = String::from_utf8_lossy(&buf[..n]).into_owned();
+    assert!(first.starts_with("A"), "{first:?}");
+    assert_eq!(first.matches('\0').count(), 1, "{first:?}");
+    assert!(first.ends_with('\0'), "{first:?}");
+    let mut second = Vec::new();
+    while !second.contains(&0) {
+        let n = stream.read(&mut buf).unwrap();
+        assert!(n > 0, "closed after {second:?}");
+        second.extend_from_slice(&buf[..n]);
+    }
+    // MOVE: time (4), from, to, number of captures (2), the captures.
+    let second = String::from_utf8(second).unwrap();
+    assert_eq!(&second[..1], "M", "{second:?}");
+    assert_eq!(&second[5..], "28190123\0", "{second:?}");
+    drop(stream);
+    program.finish();
+}
+
 /// The program plays White to depth 64 (a search that would run for hours); 300 ms into it
 /// the peer does `before_leaving` and leaves: the search must stop and the program end at
 /// once, instead of thinking for no one.
@@ -622,6 +666,7 @@ fn a_search_ends_when_the_peer_chats_and_leaves() {
 
 /// Sends a CHAT every 200 ms on `conn` until the program closes it (or a minute has passed).
 fn chat_on(mut conn: DxpConnection) -> JoinHandle<usize> {
+    conn.set_message_gap(Duration::ZERO);
     std::thread::spawn(move || {
         let began = Instant::now();
         let mut sent = 0;
@@ -679,6 +724,7 @@ fn chat_is_logged_up_to_a_bound() {
     let mut program = Program::start(&["--listen", "127.0.0.1:0"]);
     let addr = program.listening_address();
     let mut conn = DxpConnection::connect(addr.as_str()).unwrap();
+    conn.set_message_gap(Duration::ZERO);
     for i in 0..1000 {
         conn.send(&Message::Chat(format!("chat {i}"))).unwrap();
     }

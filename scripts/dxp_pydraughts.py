@@ -13,7 +13,9 @@ here, each from a new connection made the way those users make it (`engine.play(
 whenever it is the engine's turn). Damspel plays White in odd games and Black in even ones;
 from the third game on, the game starts from a position reached by random play (the client
 then sends it in its GAMEREQ). The client's own moves are drawn at random among pydraughts'
-legal moves.
+legal moves. In the first game the client takes the game back once (`engine.takeback`, a
+BACKREQ to move 3 at the tenth ply): Damspel must accept, agree on the position
+and move again.
 
 With `--at-once` the games are played at the same time, each client on a thread of its own
 (a bot playing several games), against `--keep-listening --peers GAMES`; the results Damspel
@@ -45,6 +47,10 @@ MAX_PLIES = 400
 MOVE_TIME = "0.02"
 MOVE_WAIT = 15.0
 RANDOM_START_PLIES = 24
+# In the first game (from the start, Damspel White), at ply TAKE_BACK_AT the client takes the
+# game back to move TAKE_BACK_TO, White to move.
+TAKE_BACK_AT = 10
+TAKE_BACK_TO = 3
 
 
 def fail(message: str) -> None:
@@ -119,6 +125,35 @@ def engine_move(engine: DXPEngine, board: draughts.Board, name: str):
     return answer["result"].move
 
 
+def take_back(engine: DXPEngine, board: draughts.Board, name: str):
+    """pydraughts' take-back to move TAKE_BACK_TO with Damspel to move: Damspel must accept,
+    agree with pydraughts on the position, and move again, legally (a BACKACC and the move
+    right behind it, which pydraughts reads as it reads a GAMEACC and a move)."""
+    color = board.turn
+    ply = (TAKE_BACK_TO - 1) * 2 + (0 if color == draughts.WHITE else 1)
+    answer = {}
+
+    def ask() -> None:
+        answer["result"] = engine.takeback(TAKE_BACK_TO, color)
+
+    thread = threading.Thread(target=ask, daemon=True)
+    thread.start()
+    thread.join(MOVE_WAIT)
+    if "result" not in answer:
+        fail(f"{name}: no answer to the take-back the client could read within {MOVE_WAIT} s")
+    accepted, back, played = answer["result"]
+    while len(board.move_stack) > ply:
+        board.pop()
+    if not accepted or back.fen != board.fen:
+        fail(f"{name}: take-back to move {TAKE_BACK_TO}: accepted {accepted}, client at "
+             f"{back.fen}, expected {board.fen}")
+    legal = {m.hub_move for m in board.legal_moves()}
+    if played.move is None or played.move.hub_move not in legal:
+        fail(f"{name}: after the take-back Damspel's {played.move and played.move.hub_move} "
+             f"is not among {sorted(legal)}")
+    return played.move
+
+
 def play_game(listener: Listener, port: int, number: int, rng: random.Random) -> str:
     name = f"game {number}"
     board = start_board(rng, number)
@@ -129,10 +164,15 @@ def play_game(listener: Listener, port: int, number: int, rng: random.Random) ->
         # The client's first move goes with its game request.
         board.push(rng.choice(board.legal_moves()))
     plies = 0
+    taken_back = False
     while not board.is_over():
         if plies >= MAX_PLIES:
             fail(f"{name}: not over after {MAX_PLIES} plies; fen {board.fen}")
-        if board.turn == engine_side:
+        if board.turn == engine_side and number == 1 and plies == TAKE_BACK_AT and not taken_back:
+            move = take_back(engine, board, name)
+            plies = len(board.move_stack)
+            taken_back = True
+        elif board.turn == engine_side:
             move = engine_move(engine, board, name)
             legal = {m.hub_move for m in board.legal_moves()}
             if move is None or move.hub_move not in legal:

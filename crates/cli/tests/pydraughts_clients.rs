@@ -10,7 +10,8 @@
 //!   games take about 25 s, 20 ms or depth 4 a move).
 //! * DXP: pydraughts' DXP client plays three International games against one
 //!   `damspel dxp --listen --keep-listening`, a connection per game as bots make them, Damspel
-//!   White, Black, then White from a position of random play (`scripts/dxp_pydraughts.py`;
+//!   White, Black, then White from a position of random play, the first game taken back once
+//!   to move 3 (pydraughts' `takeback`) and played on (`scripts/dxp_pydraughts.py`;
 //!   some 25 s); then three such games at the same time against `--peers 3`, as a bot playing
 //!   several games makes them (`--at-once`; some 10 s).
 

@@ -82,6 +82,10 @@ const MAX_WAIT: Duration = Duration::from_secs(60);
 pub const MAX_FEN: usize = 4096;
 /// Longest PDN text an import may send.
 pub const MAX_PDN: usize = 512 * 1024;
+/// Longest PDN a game's export may grow to by the changes asked of the server: what an import
+/// takes, less room for the tags its ending adds (a flag fall is committed whatever the size).
+/// So every game exports to a PDN the server, and `damspel pdn`, can import again.
+pub const MAX_EXPORT: usize = MAX_PDN - 4096;
 /// How often, and how many times, a clock's timer asks again a database that could not take
 /// a flag fall.
 const FLAG_RETRY: Duration = Duration::from_secs(1);
@@ -303,6 +307,7 @@ impl AppState {
                 let before = next.main_plies();
                 let line = next.main_line();
                 change(next.as_mut())?;
+                export_fits(guard.session.as_ref(), next.as_ref())?;
                 let after_line = next.main_line();
                 if !after_line.starts_with(&line) {
                     may_rewrite(next.meta(), &who)?;
@@ -399,6 +404,19 @@ impl AppState {
             })
             .await?
     }
+}
+
+/// Refuses a change that makes a game's PDN longer than `MAX_EXPORT`, unless it was longer
+/// before (a game stored before the bound may still be cut down).
+fn export_fits(before: &dyn Session, after: &dyn Session) -> Result<(), ApiError> {
+    let size = after.pdn().len();
+    if size > MAX_EXPORT && size > before.pdn().len() {
+        return Err(ApiError::unprocessable(format!(
+            "this would make the game's PDN {size} bytes, more than the {MAX_EXPORT} a game may \
+             have (so that it can be imported again); delete comments, NAGs or variations first"
+        )));
+    }
+    Ok(())
 }
 
 fn id_of(s: &dyn Session) -> &str {

@@ -32,7 +32,7 @@ use axum::Router;
 use damspel_rules::Catalogue;
 use tower_http::timeout::RequestBodyDeadlineLayer;
 
-pub use api::{AppState, Settings, MAX_FEN, MAX_PDN, MAX_WAITING};
+pub use api::{AppState, Settings, MAX_EXPORT, MAX_FEN, MAX_PDN, MAX_WAITING};
 pub use error::ApiError;
 pub use guard::{allowed_host, COOKIE};
 pub use seats::HEADER as SEAT_HEADER;

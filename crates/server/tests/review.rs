@@ -335,9 +335,12 @@ async fn variations_nest_only_as_deep_as_pdn_reads_and_such_a_game_is_reviewed()
 }
 
 /// The audit: 4,000-byte comments on enough moves made the game's PDN longer than the reader's
-/// 1 MiB for a game, and its review a 500. The review reads the main line only.
+/// 1 MiB for a game, and its review a 500; the review reads the main line only since. Still,
+/// such a game's export could not be imported again (over the import's 512 KiB, and over the
+/// reader's 1 MiB). Now a change that would make the export longer than `MAX_EXPORT` is refused,
+/// as is an import the server would write back longer: what is kept imports again whole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_game_whose_comments_pass_a_mebibyte_is_reviewed() {
+async fn a_game_commented_up_to_its_bound_imports_again_and_is_reviewed() {
     let server = TestServer::start(temp_db("review-comments"), 1).await;
     let c = reqwest::Client::new();
     let (id, start) = new_game(&c, &server).await;
@@ -361,16 +364,57 @@ async fn a_game_whose_comments_pass_a_mebibyte_is_reviewed() {
         frontier = next_frontier;
     }
     let comment = "x".repeat(4000);
-    for node in &nodes {
+    let mut refused = None;
+    for (kept, node) in nodes.iter().enumerate() {
         let (status, answer) = post(
             &c,
             &server.url(&format!("/api/games/{id}/annotate")),
             json!({"node": node, "comment": comment}),
         )
         .await;
-        assert_eq!(status, 200, "{}", answer["error"]);
+        if status != 200 {
+            refused = Some((kept, status, answer));
+            break;
+        }
     }
-    assert!(crate::common::pdn(&c, &server, &id).await.len() > 1 << 20);
+    let (kept, status, refusal) = refused.expect("the comments refused once past the bound");
+    assert_eq!(status, 422, "{refusal}");
+    assert!(
+        refusal["error"]
+            .as_str()
+            .unwrap()
+            .contains("so that it can be imported again"),
+        "{refusal}"
+    );
+    let text = crate::common::pdn(&c, &server, &id).await;
+    // The comments refused were those past the bound, not before it.
+    assert!(
+        text.len() <= damspel_server::MAX_EXPORT && text.len() + 4100 > damspel_server::MAX_EXPORT,
+        "{} bytes after {kept} comments",
+        text.len()
+    );
+    // The export imports again, every move and comment of it: the copy writes the same PDN.
+    let (status, imported) = post(&c, &server.url("/api/games/import"), json!({"pdn": text})).await;
+    assert_eq!(status, 201, "{imported}");
+    assert!(imported.get("skipped").is_none(), "{}", imported["skipped"]);
+    let copy_id = imported["id"].as_str().unwrap();
+    let copy = crate::common::pdn(&c, &server, copy_id).await;
+    assert_eq!(copy.matches(&comment).count(), kept);
+    assert_eq!(copy, text);
+    // One comment more, on the start, written into the file: a file the import takes (under
+    // `MAX_PDN`) but whose export would be longer than a game may be is refused.
+    let blank = text.find("\n\n").expect("tags, then the move text") + 2;
+    let more = format!("{}{{{comment}}} {}", &text[..blank], &text[blank..]);
+    assert!(more.len() <= damspel_server::MAX_PDN);
+    let (status, refusal) = post(&c, &server.url("/api/games/import"), json!({"pdn": more})).await;
+    assert_eq!(status, 422, "{refusal}");
+    assert!(
+        refusal["error"]
+            .as_str()
+            .unwrap()
+            .contains("as the server writes it"),
+        "{refusal}"
+    );
     let (status, answer) = post(
         &c,
         &server.url(&format!("/api/games/{id}/review")),

@@ -234,6 +234,15 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     }
     // The file's variations, comments and NAGs.
     let skipped = lines.map(|l| session.graft(&l)).unwrap_or_default();
+    // What the server writes back (numbers, spaces, the tags it adds) may be longer than what
+    // was read: the game is kept only if its export can be imported again.
+    let size = session.pdn().len();
+    if size > MAX_EXPORT {
+        return Err(ApiError::unprocessable(format!(
+            "the game's PDN as the server writes it would have {size} bytes, more than the \
+             {MAX_EXPORT} a game may have (so that it can be imported again)"
+        )));
+    }
     app.save(session.as_mut())?;
     let state = state_value(session.as_ref())?;
     if let Ok(mut slot) = app.games.insert(&id, session).try_lock() {

@@ -12,6 +12,10 @@
 //! `-- --over-ms 50` prints only rows whose median is above 50 ms; `-- --variant ID` keeps one
 //! variant. The rows whose material a game can have (no side with more pieces than it starts
 //! with, `damspel_conformance::material`) are counted apart: the others can only be set up.
+//! Last, the Turkish rows against kish 1.1.7 (`kish::Board::actions`, the Turkish engine of
+//! crates.io, which lists every sequence: tests/kish_oracle.rs checks it against Damspel), in
+//! the same alternation; a row whose enumerating walk passes `--cap` is left out, since kish
+//! cannot be stopped.
 //!
 //! `cargo bench -p damspel-conformance --bench captures`
 
@@ -24,7 +28,9 @@ use std::time::{Duration, Instant};
 use damspel_conformance::material::within_start_counts;
 use damspel_conformance::worst_table;
 use damspel_notation::parse_fen;
-use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Move, Position, Rules, Until};
+use damspel_rules::{
+    with_rules, Bits, Catalogue, Color, Duplicates, Move, Position, Rules, Square, Until,
+};
 
 struct Options {
     runs: usize,
@@ -92,6 +98,77 @@ fn timed_detailed<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> f64 {
         )
         .expect("done within an hour");
     started.elapsed().as_secs_f64()
+}
+
+/// The same position as a kish board: kish numbers a square `row * 8 + column` from a1, as
+/// Damspel's all-squares layout does (checked by tests/kish_oracle.rs, `layouts_agree`).
+fn to_kish(pos: &Position<u64>) -> kish::Board {
+    let team = |c: Color| match c {
+        Color::White => kish::Team::White,
+        Color::Black => kish::Team::Black,
+    };
+    let mut pieces = [0u64; 2];
+    let mut kings = 0u64;
+    for sq in 0..64u8 {
+        if let Some(p) = pos.piece_at(Square(sq)) {
+            pieces[team(p.color) as usize] |= 1 << sq;
+            if p.king {
+                kings |= 1 << sq;
+            }
+        }
+    }
+    kish::Board::new(team(pos.side_to_move()), kish::State::new(pieces, kings))
+}
+
+/// The Turkish rows: Damspel's `Rules::moves` and its enumerating walk against kish's
+/// `Board::actions`, medians of `runs`, alternating.
+fn against_kish(table: &[worst_table::Row], catalogue: &Catalogue, o: &Options) {
+    let variant = catalogue.get("turkish").expect("a built-in variant");
+    let rules = Rules::<u64>::new(variant.clone()).expect("Turkish on 64 bits");
+    println!();
+    println!("Turkish rows against kish 1.1.7 (`Board::actions`, every sequence):");
+    println!();
+    println!("| moves() ms | enumerating ms | kish ms | kish / moves() | sequences (Damspel, kish) | FEN |");
+    println!("|---:|---:|---:|---:|---|---|");
+    for row in table.iter().filter(|r| r.variant == "turkish") {
+        let fen = row.fen.as_str();
+        let setup = parse_fen(&rules.variant().geometry, fen).expect("a valid FEN");
+        let pos = Position::from_setup(&rules, &setup).expect("a legal setup");
+        let board = to_kish(&pos);
+        let mut list = Vec::new();
+        let (mut merged, mut walked, mut theirs) = (Vec::new(), Vec::new(), Vec::new());
+        let mut actions = 0;
+        for _ in 0..o.runs {
+            merged.push(
+                timed(&rules, &pos, Duplicates::Merge, 3600.0, &mut list)
+                    .expect("done within an hour"),
+            );
+            let Some(w) = timed(&rules, &pos, Duplicates::Keep, o.cap, &mut list) else {
+                break;
+            };
+            walked.push(w);
+            let started = Instant::now();
+            actions = board.actions().len();
+            theirs.push(started.elapsed().as_secs_f64());
+        }
+        if theirs.is_empty() {
+            println!(
+                "| {} | >{} | (not run) | | | `{fen}` |",
+                ms(median(merged)),
+                ms(o.cap)
+            );
+            continue;
+        }
+        let (m, k) = (median(merged), median(theirs));
+        println!(
+            "| {} | {} | {} | {:.1} | {}, {actions} | `{fen}` |",
+            ms(m),
+            ms(median(walked)),
+            ms(k),
+            k / m,
+            list.len()
+        );
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -189,4 +266,7 @@ fn main() {
         "{game_rows} with a game's material, {game_over} of them over 50 ms \
          ({game_over_detailed} with routes)"
     );
+    if o.variant.as_deref().is_none_or(|v| v == "turkish") {
+        against_kish(&table, &catalogue, &o);
+    }
 }

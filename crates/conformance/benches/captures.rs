@@ -28,9 +28,11 @@ use std::time::{Duration, Instant};
 use damspel_conformance::material::within_start_counts;
 use damspel_conformance::worst_table;
 use damspel_notation::parse_fen;
-use damspel_rules::{
-    with_rules, Bits, Catalogue, Color, Duplicates, Move, Position, Rules, Square, Until,
-};
+use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Move, Position, Rules, Until};
+
+#[path = "../tests/common/kish_board.rs"]
+mod kish_board;
+use kish_board::to_kish;
 
 struct Options {
     runs: usize,
@@ -98,26 +100,6 @@ fn timed_detailed<B: Bits>(rules: &Rules<B>, pos: &Position<B>) -> f64 {
         )
         .expect("done within an hour");
     started.elapsed().as_secs_f64()
-}
-
-/// The same position as a kish board: kish numbers a square `row * 8 + column` from a1, as
-/// Damspel's all-squares layout does (checked by tests/kish_oracle.rs, `layouts_agree`).
-fn to_kish(pos: &Position<u64>) -> kish::Board {
-    let team = |c: Color| match c {
-        Color::White => kish::Team::White,
-        Color::Black => kish::Team::Black,
-    };
-    let mut pieces = [0u64; 2];
-    let mut kings = 0u64;
-    for sq in 0..64u8 {
-        if let Some(p) = pos.piece_at(Square(sq)) {
-            pieces[team(p.color) as usize] |= 1 << sq;
-            if p.king {
-                kings |= 1 << sq;
-            }
-        }
-    }
-    kish::Board::new(team(pos.side_to_move()), kish::State::new(pieces, kings))
 }
 
 /// The Turkish rows: Damspel's `Rules::moves` and its enumerating walk against kish's

@@ -19,10 +19,11 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::common;
+use crate::common::kish_board::to_kish;
 
 use damspel_notation::write_fen;
-use damspel_rules::{Bits, Catalogue, Color, Duplicates, Geometry, Move, Position, Rules, Square};
-use kish::{Action, Board, State, Team};
+use damspel_rules::{Bits, Catalogue, Duplicates, Geometry, Move, Position, Rules, Square};
+use kish::{Action, Board};
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -95,28 +96,6 @@ fn kish_key(board: &Board, action: &Action) -> Key {
         }
         _ => panic!("kish action {action:?} moves more than one piece"),
     }
-}
-
-fn team(color: Color) -> Team {
-    match color {
-        Color::White => Team::White,
-        Color::Black => Team::Black,
-    }
-}
-
-/// The same position as a kish board (layout indices are the same, see `layouts_agree`).
-fn to_kish(pos: &Position<u64>) -> Board {
-    let mut pieces = [0u64; 2];
-    let mut kings = 0u64;
-    for sq in 0..64u8 {
-        if let Some(p) = pos.piece_at(Square(sq)) {
-            pieces[team(p.color) as usize] |= 1 << sq;
-            if p.king {
-                kings |= 1 << sq;
-            }
-        }
-    }
-    Board::new(team(pos.side_to_move()), State::new(pieces, kings))
 }
 
 fn describe(geometry: &Geometry, key: &Key) -> String {

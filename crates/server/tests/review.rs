@@ -274,6 +274,13 @@ async fn new_game(c: &reqwest::Client, s: &TestServer) -> (String, Value) {
     (state["id"].as_str().unwrap().to_string(), state)
 }
 
+/// A 422 whose error says `words`.
+fn assert_refused(status: u16, answer: &Value, words: &str) {
+    assert_eq!(status, 422, "{answer}");
+    let error = answer["error"].as_str().unwrap_or_default();
+    assert!(error.contains(words), "{answer}");
+}
+
 /// The audit: variations nested 65 deep (the PDN reader reads 64) made the game's review a
 /// 500 and its own export impossible to import. Now the 65th level is refused, and the game
 /// exports to a PDN that imports again and is reviewed.
@@ -306,15 +313,7 @@ async fn variations_nest_only_as_deep_as_pdn_reads_and_such_a_game_is_reviewed()
         state = next;
     }
     let (status, refusal) = refused.expect("64 levels reached");
-    assert_eq!(
-        status, 422,
-        "a 65th level of variations: {}",
-        refusal["error"]
-    );
-    assert!(
-        refusal["error"].as_str().unwrap().contains("64"),
-        "{refusal}"
-    );
+    assert_refused(status, &refusal, "64");
     // The export imports again (422 before, for a game 65 deep), and the review starts.
     let text = crate::common::pdn(&c, &server, &id).await;
     let (status, imported) = post(
@@ -378,14 +377,7 @@ async fn a_game_commented_up_to_its_bound_imports_again_and_is_reviewed() {
         }
     }
     let (kept, status, refusal) = refused.expect("the comments refused once past the bound");
-    assert_eq!(status, 422, "{refusal}");
-    assert!(
-        refusal["error"]
-            .as_str()
-            .unwrap()
-            .contains("so that it can be imported again"),
-        "{refusal}"
-    );
+    assert_refused(status, &refusal, "so that it can be imported again");
     let text = crate::common::pdn(&c, &server, &id).await;
     // The comments refused were those past the bound, not before it.
     assert!(
@@ -407,14 +399,7 @@ async fn a_game_commented_up_to_its_bound_imports_again_and_is_reviewed() {
     let more = format!("{}{{{comment}}} {}", &text[..blank], &text[blank..]);
     assert!(more.len() <= damspel_server::MAX_PDN);
     let (status, refusal) = post(&c, &server.url("/api/games/import"), json!({"pdn": more})).await;
-    assert_eq!(status, 422, "{refusal}");
-    assert!(
-        refusal["error"]
-            .as_str()
-            .unwrap()
-            .contains("as the server writes it"),
-        "{refusal}"
-    );
+    assert_refused(status, &refusal, "as the server writes it");
     let (status, answer) = post(
         &c,
         &server.url(&format!("/api/games/{id}/review")),

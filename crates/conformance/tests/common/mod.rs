@@ -1,5 +1,7 @@
 //! Helpers shared by the oracle tests.
 
+pub mod kish_board;
+
 use std::ops::RangeInclusive;
 
 use damspel_rules::{Bits, Color, Piece, Position, Rules, Setup, Square};

@@ -441,10 +441,10 @@ mod tests {
     use damspel_rules::{Catalogue, Color, Rules};
     use std::sync::Arc;
 
-    /// A fake Hub engine: a shell script that does `on_go` when asked to think.
-    fn fake(on_go: &str) -> String {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
+    /// A fake Hub engine: a shell script that does `on_go` when asked to think. The script is
+    /// removed when the path returned with the command is dropped.
+    fn fake(on_go: &str) -> (tempfile::TempPath, String) {
+        use std::io::Write;
         let script = format!(
             r#"while read -r line; do
   case "$line" in
@@ -458,13 +458,15 @@ mod tests {
 done
 "#
         );
-        let path = std::env::temp_dir().join(format!(
-            "damspel-fake-hub-{}-{}.sh",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::write(&path, script).unwrap();
-        format!("sh \"{}\"", path.display())
+        let mut file = tempfile::Builder::new()
+            .prefix("damspel-fake-hub-")
+            .suffix(".sh")
+            .tempfile()
+            .unwrap();
+        file.write_all(script.as_bytes()).unwrap();
+        let path = file.into_temp_path();
+        let command = format!("sh \"{}\"", path.display());
+        (path, command)
     }
 
     fn international() -> Arc<Rules<u64>> {
@@ -481,7 +483,8 @@ done
     /// Two games of the fake engine (White, then Black) against a random mover.
     fn two_games(on_go: &str) -> Vec<Ending> {
         let rules = international();
-        let mut hub = HubPlayer::<u64>::new("fake", &fake(on_go), level());
+        let (_script, command) = fake(on_go);
+        let mut hub = HubPlayer::<u64>::new("fake", &command, level());
         let mut random = RandomPlayer::new(1);
         let first = play_game(&rules, &mut hub, &mut random, &[], 400).ending;
         let second = play_game(&rules, &mut random, &mut hub, &[], 400).ending;
@@ -556,7 +559,8 @@ done
     fn an_engine_without_the_variant_forfeits() {
         let rules =
             Arc::new(Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap());
-        let mut hub = HubPlayer::<u64>::new("fake", &fake("echo done"), level());
+        let (_script, command) = fake("echo done");
+        let mut hub = HubPlayer::<u64>::new("fake", &command, level());
         let mut random = RandomPlayer::new(1);
         let record = play_game(&rules, &mut random, &mut hub, &[], 400);
         assert!(

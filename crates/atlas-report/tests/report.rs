@@ -2,22 +2,13 @@
 //! (docs/atlas.md) with chosen outcomes, its metrics checked against figures worked out by hand
 //! (in the comments), the report's files checked, and bad databases refused with clear errors.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use damspel_atlas_report::fit::{piece_values, FitSample};
 use damspel_atlas_report::intervals::{pentanomial_score, t975, wilson};
 use damspel_atlas_report::metrics::lead_changes;
 use damspel_atlas_report::{build, load, Error, Interval, SCHEMA};
 use rusqlite::{params, Connection};
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-atlas-report-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    let _ = std::fs::remove_file(&path);
-    let _ = std::fs::remove_dir_all(&path);
-    path
-}
 
 fn close(actual: f64, expected: f64, what: &str) {
     assert!(
@@ -173,7 +164,8 @@ fn pentanomial_score_by_hand() {
 
 #[test]
 fn metrics_of_the_hand_made_atlas() {
-    let db = temp("hand.db");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("hand.db");
     hand_db(&db);
     let atlas = load(&db).unwrap();
     assert_eq!(atlas.variants.len(), 1);
@@ -344,9 +336,10 @@ fn kings_worth_from_a_saturated_fit() {
 
 #[test]
 fn the_report_writes_pages_and_svg_plots() {
-    let db = temp("report.db");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("report.db");
     hand_db(&db);
-    let out = temp("report-out");
+    let out = scratch.path().join("report-out");
     let report = build(&db).unwrap();
     report.write(&out).unwrap();
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
@@ -402,7 +395,8 @@ fn the_report_writes_pages_and_svg_plots() {
 
 #[test]
 fn the_fixture_database_reports() {
-    let db = temp("fixture.db");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("fixture.db");
     damspel_atlas_report::fixture::write(&db).unwrap();
     let atlas = load(&db).unwrap();
     assert_eq!(atlas.variants.len(), 2);
@@ -412,7 +406,8 @@ fn the_fixture_database_reports() {
 
 #[test]
 fn an_empty_atlas_gives_a_page_that_says_so() {
-    let db = temp("empty.db");
+    let scratch = tempfile::tempdir().unwrap();
+    let db = scratch.path().join("empty.db");
     Connection::open(&db)
         .unwrap()
         .execute_batch(SCHEMA)
@@ -423,7 +418,8 @@ fn an_empty_atlas_gives_a_page_that_says_so() {
 
 #[test]
 fn bad_databases_are_refused_clearly() {
-    let missing = temp("missing.db");
+    let scratch = tempfile::tempdir().unwrap();
+    let missing = scratch.path().join("missing.db");
     let e = load(&missing).unwrap_err();
     assert!(
         matches!(e, Error::Open { .. }) && e.to_string().contains("no such file"),
@@ -436,7 +432,7 @@ fn bad_databases_are_refused_clearly() {
         "{e}"
     );
 
-    let text = temp("text.db");
+    let text = scratch.path().join("text.db");
     std::fs::write(&text, "this is not a database, just some text that is long enough ......................................................").unwrap();
     let e = load(&text).unwrap_err();
     assert!(
@@ -444,7 +440,7 @@ fn bad_databases_are_refused_clearly() {
         "{e}"
     );
 
-    let bare = temp("bare.db");
+    let bare = scratch.path().join("bare.db");
     Connection::open(&bare)
         .unwrap()
         .execute_batch("CREATE TABLE games (x)")
@@ -452,7 +448,7 @@ fn bad_databases_are_refused_clearly() {
     let e = load(&bare).unwrap_err();
     assert!(e.to_string().contains("no table `meta`"), "{e}");
 
-    let future = temp("future.db");
+    let future = scratch.path().join("future.db");
     let conn = Connection::open(&future).unwrap();
     conn.execute_batch(SCHEMA).unwrap();
     conn.execute("UPDATE meta SET value = '2' WHERE key = 'schema'", [])
@@ -461,7 +457,7 @@ fn bad_databases_are_refused_clearly() {
     let e = load(&future).unwrap_err();
     assert!(e.to_string().contains("schema version is 2"), "{e}");
 
-    let odd = temp("odd.db");
+    let odd = scratch.path().join("odd.db");
     hand_db(&odd);
     Connection::open(&odd)
         .unwrap()
@@ -474,7 +470,7 @@ fn bad_databases_are_refused_clearly() {
     assert!(e.to_string().contains("result `white`"), "{e}");
 
     // Writing into a path that is a file fails with the path named.
-    let blocked = temp("blocked");
+    let blocked = scratch.path().join("blocked");
     std::fs::write(&blocked, "x").unwrap();
     let e = build(&odd.with_file_name("hand-for-blocked.db"))
         .map(|_| ())

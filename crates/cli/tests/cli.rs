@@ -1,5 +1,9 @@
 //! The command line as a user runs it: output shapes, JSON, user variant files and errors.
 
+mod common;
+
+use common::scratch;
+
 use std::process::{Command, Output};
 
 fn damspel(args: &[&str]) -> Output {
@@ -11,15 +15,6 @@ fn damspel(args: &[&str]) -> Output {
 
 fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// An empty folder of the test's own under the temporary folder (`damspel-NAME-PID`), made
-/// anew.
-fn scratch(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 fn stderr(out: &Output) -> String {
@@ -134,8 +129,8 @@ fn errors_are_one_line_with_a_failing_exit() {
         err.len()
     );
     // So is a variant file's unknown direction.
-    let dir = std::env::temp_dir().join(format!("damspel-cli-quoted-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("cli-quoted");
+    let dir = scratch.path();
     let file = dir.join("long-direction.toml");
     std::fs::write(
         &file,
@@ -160,8 +155,8 @@ fn errors_are_one_line_with_a_failing_exit() {
 
 #[test]
 fn user_variant_files() {
-    let dir = std::env::temp_dir().join(format!("damspel-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("cli");
+    let dir = scratch.path();
     let good = dir.join("big-turkish.toml");
     std::fs::write(
         &good,
@@ -205,7 +200,6 @@ height = 10
         err.contains("bad.toml") && err.contains("kings.landing"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -213,8 +207,8 @@ fn an_output_that_cannot_be_written_is_refused_before_the_work() {
     // A review of a day a position, a match of 1,000 games of 10 s a move, a tuning of a million
     // self-play games, the claims' tables built: each ran to its end and only then refused its
     // --out or --pdn, the work lost.
-    let dir = std::env::temp_dir().join(format!("damspel-outputs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("outputs");
+    let dir = scratch.path();
     let game = dir.join("game.pdn");
     std::fs::write(
         &game,
@@ -266,7 +260,8 @@ fn an_output_that_cannot_be_written_is_refused_before_the_work() {
 /// NEW.md` without tables left an empty NEW.md.
 #[test]
 fn a_failed_command_leaves_no_empty_output_it_created() {
-    let dir = scratch("unwritten");
+    let scratch = scratch("unwritten");
+    let dir = scratch.path();
     let no_tables = dir.join("no-tables");
     let new = dir.join("new.md");
     let args = [
@@ -284,15 +279,14 @@ fn a_failed_command_leaves_no_empty_output_it_created() {
     std::fs::write(&new, "mine").unwrap();
     assert!(!damspel(&args).status.success());
     assert_eq!(std::fs::read_to_string(&new).unwrap(), "mine");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_match_writes_each_game_as_it_ends() {
     // A match stopped half way (Ctrl-C, a machine going down) keeps the games it played: they
     // were written only once every game had ended.
-    let dir = std::env::temp_dir().join(format!("damspel-match-pdn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("match-pdn");
+    let dir = scratch.path();
     let pdn = dir.join("games.pdn");
     let _ = std::fs::remove_file(&pdn);
     let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
@@ -327,8 +321,8 @@ fn a_match_writes_each_game_as_it_ends() {
 
 #[test]
 fn a_match_plays_the_openings_of_a_file() {
-    let dir = std::env::temp_dir().join(format!("damspel-openings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("openings");
+    let dir = scratch.path();
     let openings = dir.join("openings.txt");
     let pdn = dir.join("games.pdn");
     // Four games of the openings written to the file: each opening twice, colours swapped.
@@ -382,7 +376,6 @@ fn a_match_plays_the_openings_of_a_file() {
     assert!(!out.status.success());
     let err = stderr(&out);
     assert!(err.contains("line 2: move 1 `32-23`"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -732,7 +725,8 @@ fn the_tablebase_built_over_slurm_equals_the_one_process_build() {
 #[test]
 fn the_tablebase_driver_fails_when_its_plan_fails() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch("tb-driver");
+    let scratch = scratch("tb-driver");
+    let dir = scratch.path();
     let bin = dir.join("fake bin");
     std::fs::create_dir_all(&bin).unwrap();
     let log = dir.join("sbatch.log");
@@ -773,7 +767,6 @@ fn the_tablebase_driver_fails_when_its_plan_fails() {
     let (out, submitted) = driver("russian");
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(submitted, 5, "{}", stdout(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A tablebase set beyond what the builder indexes or what the machine's memory holds is
@@ -782,8 +775,8 @@ fn the_tablebase_driver_fails_when_its_plan_fails() {
 /// was killed by the system when the largest table outgrew memory.
 #[test]
 fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts() {
-    let dir = std::env::temp_dir().join(format!("damspel-tb-beyond-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("tb-beyond");
+    let dir = scratch.path();
     let d = dir.to_str().unwrap();
     // International 6 pieces: KKMvKKM has 4.7e9 slots (docs/tablebases.md).
     // Russian 7 pieces: no table past 2^32, but some 300 GB of memory at its largest (3e9 slots
@@ -809,9 +802,8 @@ fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts(
         let err = stderr(&out);
         assert!(err.contains(needle), "{err}");
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "{variant}");
+        assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "{variant}");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A table whose write fails (a full disk; here a file size limit, EFBIG, the same path in the
@@ -820,13 +812,14 @@ fn a_tablebase_set_beyond_the_builder_or_the_memory_is_refused_before_it_starts(
 #[cfg(unix)]
 #[test]
 fn a_table_write_that_fails_leaves_no_temporary_file() {
-    let dir = scratch("tb-efbig");
+    let scratch = scratch("tb-efbig");
+    let dir = scratch.path();
     // `trap '' XFSZ`: the write past the limit fails instead of the signal ending the program.
     let script =
         "trap '' XFSZ; ulimit -f 64; exec \"$0\" tablebase build russian --pieces 4 --tb-dir \"$1\"";
     let out = Command::new("sh")
         .args(["-c", script, env!("CARGO_BIN_EXE_damspel")])
-        .arg(&dir)
+        .arg(dir)
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -837,7 +830,6 @@ fn a_table_write_that_fails_leaves_no_temporary_file() {
         .collect();
     assert!(names.iter().any(|n| n.ends_with(".dtb")), "{names:?}");
     assert!(names.iter().all(|n| n.ends_with(".dtb")), "{names:?}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `atlas report --db DIR/index.html --out DIR`: a database named as a page of its report is
@@ -845,7 +837,8 @@ fn a_table_write_that_fails_leaves_no_temporary_file() {
 /// `index.html` replaced it, exit 0: the games were lost.
 #[test]
 fn an_atlas_report_does_not_replace_its_database() {
-    let dir = scratch("report-db");
+    let scratch = scratch("report-db");
+    let dir = scratch.path();
     let db = dir.join("index.html");
     let (d, o) = (db.to_str().unwrap(), dir.to_str().unwrap());
     // The hidden --fixture writes a small atlas database to --db first (docs/atlas.md).
@@ -861,7 +854,6 @@ fn an_atlas_report_does_not_replace_its_database() {
         bytes.starts_with(b"SQLite format 3\0"),
         "the database was replaced"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// scripts/tablebase-figures.sh: with PIECES alone (its usage: `[PIECES] [THREADS]
@@ -877,7 +869,8 @@ fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
         eprintln!("skipped: the script needs /usr/bin/time and bc");
         return;
     }
-    let dir = scratch("tb-figures");
+    let scratch = scratch("tb-figures");
+    let dir = scratch.path();
     let script = format!(
         "{}/../../scripts/tablebase-figures.sh",
         env!("CARGO_MANIFEST_DIR")
@@ -887,7 +880,7 @@ fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
             .arg(&script)
             .args(args)
             .env("DAMSPEL", env!("CARGO_BIN_EXE_damspel"))
-            .env("TB_DIR", &dir)
+            .env("TB_DIR", dir)
             .env("VERIFY", "0")
             .output()
             .unwrap()
@@ -908,7 +901,6 @@ fn the_tablebase_figures_script_says_what_failed_and_goes_on() {
         "{rows}"
     );
     assert!(rows.contains("| american | 2 |"), "{rows}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The shell scripts of a Kubernetes manifest: each `- |` literal block, in order.
@@ -943,7 +935,8 @@ fn literal_blocks(yaml: &str) -> Vec<String> {
 #[test]
 fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = scratch("k8s-atlas");
+    let scratch = scratch("k8s-atlas");
+    let dir = scratch.path();
     let (bin, data) = (dir.join("bin"), dir.join("data"));
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&data).unwrap();
@@ -999,7 +992,6 @@ fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
         assert!(sh(shard, "200", Some(i)).wait().unwrap().success());
     }
     assert!(sh(wait, "200", None).wait().unwrap().success());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `atlas merge` that cannot write (a full disk; here a file size limit, the same failure to
@@ -1008,7 +1000,8 @@ fn the_kubernetes_atlas_merge_waits_for_this_runs_shards() {
 #[cfg(unix)]
 #[test]
 fn a_merge_that_cannot_write_names_the_file() {
-    let dir = scratch("merge-full");
+    let scratch = scratch("merge-full");
+    let dir = scratch.path();
     let input = dir.join("in.db");
     let out = damspel(&[
         "atlas",
@@ -1034,13 +1027,12 @@ fn a_merge_that_cannot_write_names_the_file() {
     let err = stderr(&out);
     assert!(!err.contains("the merge:"), "{err}");
     assert!(err.contains(dir.to_str().unwrap()), "{err}");
-    let mut left: Vec<String> = std::fs::read_dir(&dir)
+    let mut left: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     left.sort();
     assert_eq!(left, ["in.db", "report"]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `tablebase build` into a log (stderr not a terminal, as in a Slurm job) says how far each
@@ -1048,7 +1040,8 @@ fn a_merge_that_cannot_write_names_the_file() {
 /// (hours for a large table).
 #[test]
 fn a_tablebase_build_into_a_log_says_how_far_it_is() {
-    let dir = scratch("tb-log");
+    let scratch = scratch("tb-log");
+    let dir = scratch.path();
     let out = damspel(&[
         "tablebase",
         "build",
@@ -1065,12 +1058,12 @@ fn a_tablebase_build_into_a_log_says_how_far_it_is() {
         "{}",
         stderr(&out)
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn tablebase_commands() {
-    let dir = std::env::temp_dir().join(format!("damspel-tb-cli-{}", std::process::id()));
+    let scratch = scratch("tb-cli");
+    let dir = scratch.path();
     let d = dir.to_str().unwrap();
     let out = damspel(&["tablebase", "plan", "russian", "--pieces", "3"]);
     assert!(out.status.success());
@@ -1202,7 +1195,6 @@ fn tablebase_commands() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("\"games\":2"), "{}", stdout(&out));
     // A user's variant on 100 squares (Rules<u128>), one piece each: drawn, no move listed.
-    std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("big-turkish.toml");
     std::fs::write(
         &file,
@@ -1236,7 +1228,6 @@ fn tablebase_commands() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "white to move: draw (one piece each)");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A device given as a file is read up to the file's bound, then refused: `/dev/zero` as a
@@ -1276,7 +1267,8 @@ fn an_output_that_is_an_input_is_refused_before_the_work() {
     // `review two.pdn --out two.pdn` left one game of two; `match --openings op.pdn --pdn op.pdn`
     // emptied the openings; `tune --weights w.toml --out w.toml` replaced the weights it named as
     // its start. The same file however named: `./x`, a symbolic link, a hard link.
-    let dir = scratch("same-file");
+    let scratch = scratch("same-file");
+    let dir = scratch.path();
     let games = dir.join("two.pdn");
     let two = "[GameType \"20\"]\n[White \"A\"]\n\n1. 32-28 19-23 *\n\n\
                [GameType \"20\"]\n[White \"B\"]\n\n1. 33-29 18-22 *\n";
@@ -1366,5 +1358,4 @@ fn an_output_that_is_an_input_is_refused_before_the_work() {
     let other = path(&dir.join("reviewed.pdn"));
     let out = damspel(&["review", &path(&games), "--nodes", "100", "--out", &other]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let _ = std::fs::remove_dir_all(&dir);
 }

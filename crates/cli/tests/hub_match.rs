@@ -6,12 +6,12 @@
 
 mod common;
 
-use common::damspel;
+use common::{damspel, scratch};
 
 /// Runs a match and checks its report and PDN: `games` games, none forfeited.
 fn check_match(hub_command: &str, other: &str, games: usize, extra: &[&str]) -> String {
-    let dir = std::env::temp_dir().join(format!("damspel-hub-match-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("hub-match");
+    let dir = scratch.path();
     let pdn = dir.join(format!("games-{}.pdn", other.replace([':', ',', '='], "_")));
     let pdn_arg = pdn.display().to_string();
     let spec = format!("hub:{hub_command}");

@@ -2,6 +2,8 @@
 //! `stop` during a search, pondering, other boards, and malformed input, which must get an
 //! `error` line and never end the engine.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -700,10 +702,11 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     // tables' fastest win even at depth 1. The expected moves are the tables' own.
     use damspel_rules::{Catalogue, Color, Rules};
     use damspel_tablebase::{build, Material, Tablebase, Value};
-    let dir = std::env::temp_dir().join(format!("damspel-hub-tb-{}", std::process::id()));
+    let scratch = common::scratch("hub-tb");
+    let dir = scratch.path();
     let rules = Rules::<u64>::new(Catalogue::builtin().get("international").unwrap()).unwrap();
-    build(&rules, 3, &dir, 2, &|_| true).unwrap();
-    let tb = Tablebase::open(&dir, &rules).unwrap();
+    build(&rules, 3, dir, 2, &|_| true).unwrap();
+    let tb = Tablebase::open(dir, &rules).unwrap();
     let m: Material = "KMvK".parse().unwrap();
     let squares = rules.variant().geometry.all_squares().to_vec();
     // White to move, won, and with moves that do not win (so a plain depth-1 choice may miss).
@@ -771,7 +774,6 @@ fn the_tb_dir_parameter_gives_the_engine_the_tables() {
     let want = format!("{:.2}", f64::from(10_000 - distance as i32) / 100.0);
     assert_eq!(value(info, "score"), Some(want.as_str()), "{lines:?}");
     assert!(hub.close().success());
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! `damspel pdn`: a multi-game file in CP1251 with a bad game listed, checked and converted.
 
-use std::path::PathBuf;
+mod common;
+
+use common::ScratchPath;
+
 use std::process::{Command, Output};
 
 fn damspel(args: &[&str]) -> Output {
@@ -10,12 +13,8 @@ fn damspel(args: &[&str]) -> Output {
         .expect("damspel runs")
 }
 
-fn file(name: &str, bytes: &[u8]) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-pdn-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, bytes).unwrap();
-    path
+fn file(name: &str, bytes: &[u8]) -> ScratchPath {
+    ScratchPath::written("pdn", name, bytes)
 }
 
 /// Three games in CP1251 (issue 11: the command line stopped at "stream did not contain valid

@@ -1,6 +1,10 @@
 //! `damspel play` as a user runs it: the real binary, with the moves and commands typed on its
 //! standard input. The engine searches to depth 1 or 2, so every game here takes milliseconds.
 
+mod common;
+
+use common::scratch;
+
 use std::io::Write;
 use std::process::{Command, Stdio};
 
@@ -149,8 +153,8 @@ fn a_long_line_within_the_bound_is_quoted_short() {
 
 #[test]
 fn commands_undo_flip_fen_save_hint_and_bad_moves() {
-    let dir = std::env::temp_dir().join(format!("damspel-play-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("play");
+    let dir = scratch.path();
     let pdn = dir.join("game.pdn");
     let input = format!(
         "d3-d5\nresign\nd3d4\nfen\nhint\nmoves\nsave {}\nundo\nfen\nflip\nundo\nsave\nhelp\n",
@@ -203,7 +207,6 @@ fn commands_undo_flip_fen_save_hint_and_bad_moves() {
     assert!(saved.contains("[GameType \"30,W,8,8,A0,0\"]"), "{saved}");
     assert!(saved.contains("[Result \"*\"]"), "{saved}");
     assert!(saved.contains("1. d3-d4 "), "{saved}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -299,14 +302,13 @@ fn odd_input_never_breaks_the_game() {
 #[test]
 fn save_counts_moves_not_half_moves() {
     // Issue 12, item 8: after 1. d3-d4 and Damspel's reply the game has one move (two plies).
-    let dir = std::env::temp_dir().join(format!("damspel-save-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = scratch("save");
+    let dir = scratch.path();
     let pdn = dir.join("game.pdn");
     let input = format!("d3-d4\nsave {}\n", pdn.display());
     let run = play(&["turkish", "--depth", "1"], input.as_bytes());
     assert!(run.ok, "{}", run.stderr);
     assert!(run.stdout.contains(" (1 move, 2 plies)."), "{}", run.stdout);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -2,6 +2,10 @@
 //! errors for bad input. The game is hand-made: White's 37-32 gives a man away (27x38) and
 //! 47-42 a second one (38x47, crowning); Black's two captures are its only moves.
 
+mod common;
+
+use common::ScratchPath;
+
 use std::process::{Command, Output};
 
 fn damspel(args: &[&str]) -> Output {
@@ -21,12 +25,8 @@ const GAME: &str = r#"[Event "Review test"]
 1. 37-32 27x38 2. 47-42 38x47 *
 "#;
 
-fn file(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-review-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+fn file(name: &str, text: &str) -> ScratchPath {
+    ScratchPath::written("review-cli", name, text)
 }
 
 #[test]

@@ -1,16 +1,17 @@
 //! `damspel serve` as a user starts it (issue 10): option ranges, `--host localhost`, the
 //! warning and token off loopback, one server per database.
 
+mod common;
+
+use common::ScratchPath;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-cli-serve-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(format!("{name}.db"))
+fn temp_db(name: &str) -> ScratchPath {
+    ScratchPath::new("cli-serve", &format!("{name}.db"))
 }
 
 /// A running `damspel serve`, killed when dropped.

@@ -153,9 +153,8 @@ mod tests {
 
     #[test]
     fn the_table_reads_back_as_written_and_a_short_row_is_refused() {
-        let dir = std::env::temp_dir().join(format!("damspel-worst-table-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("t.tsv");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tsv");
         let rows = vec![row(
             "greek",
             "B:WKa1:Bb2,c3",
@@ -177,7 +176,6 @@ mod tests {
         let err = read(&path).unwrap_err();
         assert!(err.contains(":2: 2 columns, expected 6"), "{err}");
         // A table not written yet is empty.
-        assert!(read(&dir.join("none.tsv")).unwrap().is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(read(&dir.path().join("none.tsv")).unwrap().is_empty());
     }
 }

@@ -169,14 +169,6 @@ mod tests {
         (status, kind, String::from_utf8(body.to_vec()).unwrap())
     }
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("damspel-atlas-route-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(name);
-        let _ = std::fs::remove_file(&path);
-        path
-    }
-
     #[tokio::test]
     async fn without_a_database_the_atlas_is_a_clear_404() {
         let atlas = Arc::new(Atlas::new(None));
@@ -188,7 +180,8 @@ mod tests {
 
     #[tokio::test]
     async fn the_report_is_served_and_follows_the_database() {
-        let db = temp("fixture.db");
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("fixture.db");
         damspel_atlas_report::fixture::write(&db).unwrap();
         let atlas = Arc::new(Atlas::new(Some(db.clone())));
         let (status, _, _) = get(&atlas, "/atlas?token=x").await;

@@ -1,7 +1,7 @@
 //! The JSON API as a client uses it: games, moves, engine, undo/redo, import/export, errors.
 
 use crate::common;
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use serde_json::{json, Value};
 
 fn notations(state: &Value) -> Vec<String> {
@@ -15,7 +15,8 @@ fn notations(state: &Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_against_the_engine() {
-    let server = TestServer::start(temp_db("game"), 2).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("game"), 2).await;
     let c = reqwest::Client::new();
     let (status, variants) = get(&c, &server.url("/api/variants")).await;
     assert_eq!(status, 200);
@@ -120,7 +121,8 @@ async fn a_game_against_the_engine() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_input_gets_a_4xx_with_a_message() {
-    let server = TestServer::start(temp_db("bad"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("bad"), 1).await;
     let c = reqwest::Client::new();
     let games = server.url("/api/games");
     for (body, status) in [
@@ -232,7 +234,8 @@ async fn bad_input_gets_a_4xx_with_a_message() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pdn_import_takes_its_variant_from_the_tags() {
-    let server = TestServer::start(temp_db("tags"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tags"), 1).await;
     let c = reqwest::Client::new();
     let import = server.url("/api/games/import");
     // The Variant tag wins over the variant of the request (the page sends its current one).
@@ -259,7 +262,8 @@ async fn a_pdn_import_takes_its_variant_from_the_tags() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_resumes_every_game() {
-    let db = temp_db("api-restart");
+    let scratch = Scratch::new();
+    let db = scratch.db("api-restart");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (_, state) = post(
@@ -299,7 +303,8 @@ async fn the_tablebase_verdict_of_a_position() {
     use damspel_rules::{Catalogue, Rules};
     use damspel_tablebase::{build, Tablebase, Value};
 
-    let dir = std::env::temp_dir().join(format!("damspel-server-tb-{}", std::process::id()));
+    let scratch = Scratch::new();
+    let dir = scratch.path().join("tables");
     let rules = Rules::<u64>::new(Catalogue::builtin().get("russian").unwrap()).unwrap();
     build(&rules, 3, &dir, 2, &|_| true).unwrap();
     let tb = Tablebase::open(&dir, &rules).unwrap();
@@ -315,7 +320,7 @@ async fn the_tablebase_verdict_of_a_position() {
     let probe = tb.probe(&pos).unwrap();
     let fen = damspel_notation::write_fen(&rules.variant().geometry, &pos);
 
-    let mut config = common::config(temp_db("tablebase"), 1);
+    let mut config = common::config(scratch.db("tablebase"), 1);
     config.settings.tb_dir = dir.clone();
     let server = TestServer::start_with(config).await;
     let c = reqwest::Client::new();
@@ -391,5 +396,4 @@ async fn the_tablebase_verdict_of_a_position() {
     let (status, _) = get(&c, &server.url("/api/tablebase?variant=russian")).await;
     assert_eq!(status, 400);
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use damspel_notation::{format_move, parse_fen};
 use damspel_rules::{with_rules, Catalogue, Game, Position};
 use serde_json::json;
@@ -45,7 +45,8 @@ fn endless_game(plies: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn overlong_games_and_fields_are_refused_with_a_reason() {
-    let server = TestServer::start(temp_db("caps"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("caps"), 1).await;
     let c = reqwest::Client::new();
     let import = server.url("/api/games/import");
     // The audit's 110,000-move PDN, shortened to just over the cap.
@@ -105,7 +106,8 @@ const EIGHT_HUNDRED: &str = "W:Wc1,Ke1,Kc2,Kd8,Kg8:BKa1,Kf1,Kg1,b2,d2,f2,Kh2,Kb3
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_position_with_too_many_legal_moves_is_refused_with_a_reason() {
-    let server = TestServer::start(temp_db("caps-moves"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("caps-moves"), 1).await;
     let c = reqwest::Client::new();
     let games = server.url("/api/games");
     let (status, e) = post(

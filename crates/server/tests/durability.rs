@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use crate::common::{config, falls_on_time, get, post, temp_db, TestServer};
+use crate::common::{config, falls_on_time, get, post, Scratch, TestServer};
 use serde_json::{json, Value};
 
 fn plies(state: &Value) -> usize {
@@ -12,7 +12,8 @@ fn plies(state: &Value) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_the_database_refused_is_not_applied() {
-    let db = temp_db("locked");
+    let scratch = Scratch::new();
+    let db = scratch.db("locked");
     let mut cfg = config(db.clone(), 1);
     cfg.busy_timeout = Duration::from_millis(200);
     let server = TestServer::start_with(cfg).await;
@@ -60,7 +61,8 @@ async fn second_server_is_refused(db: &std::path::Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_the_same_database_is_refused() {
-    let db = temp_db("twice");
+    let scratch = Scratch::new();
+    let db = scratch.db("twice");
     let first = TestServer::start(db.clone(), 1).await;
     second_server_is_refused(&db).await;
     first.stop().await;
@@ -74,8 +76,9 @@ async fn a_second_server_on_the_same_database_is_refused() {
 #[cfg(unix)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_server_on_a_link_to_the_database_is_refused() {
-    let db = temp_db("linked");
-    let link = temp_db("link-to-linked");
+    let scratch = Scratch::new();
+    let db = scratch.db("linked");
+    let link = scratch.db("link-to-linked");
     let first = TestServer::start(db.clone(), 1).await;
     std::os::unix::fs::symlink(&db, &link).unwrap();
     second_server_is_refused(&link).await;
@@ -89,7 +92,8 @@ async fn a_second_server_on_a_link_to_the_database_is_refused() {
 /// refused as "in use": the load test failed that way now and then.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_server_stops_its_searches_and_frees_the_database() {
-    let db = temp_db("stopped");
+    let scratch = Scratch::new();
+    let db = scratch.db("stopped");
     let mut cfg = config(db.clone(), 1);
     cfg.transport.shutdown_grace = Duration::from_millis(100);
     let server = TestServer::start_with(cfg).await;
@@ -124,7 +128,8 @@ async fn a_stopped_server_stops_its_searches_and_frees_the_database() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn idle_games_leave_memory_and_come_back() {
-    let mut cfg = config(temp_db("idle"), 1);
+    let scratch = Scratch::new();
+    let mut cfg = config(scratch.db("idle"), 1);
     cfg.settings.idle_game = Duration::from_millis(100);
     cfg.settings.max_games = 3;
     let server = TestServer::start_with(cfg).await;
@@ -171,7 +176,8 @@ async fn idle_games_leave_memory_and_come_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_row_is_an_error_for_its_game_only() {
-    let db = temp_db("tampered");
+    let scratch = Scratch::new();
+    let db = scratch.db("tampered");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let mut ids = Vec::new();
@@ -224,7 +230,8 @@ async fn a_damaged_row_is_an_error_for_its_game_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_stored_before_seats_are_claimed_by_their_first_player() {
-    let db = temp_db("legacy");
+    let scratch = Scratch::new();
+    let db = scratch.db("legacy");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (_, state) = post(&c, &server.url("/api/games"), json!({"variant": "turkish"})).await;
@@ -311,7 +318,8 @@ async fn play(c: &reqwest::Client, server: &TestServer, id: &str, moves: &[&str]
 /// and a restart). Now the log is moved into the database and opened anew before the next use.
 #[tokio::test]
 async fn a_removed_log_loses_no_acknowledged_change() {
-    let db = temp_db("log-removed");
+    let scratch = Scratch::new();
+    let db = scratch.db("log-removed");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = two_player_game(&c, &server).await;
@@ -320,7 +328,7 @@ async fn a_removed_log_loses_no_acknowledged_change() {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
     }
     play(&c, &server, &id, &["b3-b4", "g6-g5"]).await;
-    let crashed = after_a_crash(&db, &temp_db("log-removed-crash"), &id);
+    let crashed = after_a_crash(&db, &scratch.db("log-removed-crash"), &id);
     assert_eq!(
         crashed.map(|m| m.len()),
         Some(4),
@@ -334,7 +342,8 @@ async fn a_removed_log_loses_no_acknowledged_change() {
 /// began an empty database. Now a copy is written back where the database was.
 #[tokio::test]
 async fn a_deleted_database_is_written_back_with_every_game() {
-    let db = temp_db("db-deleted");
+    let scratch = Scratch::new();
+    let db = scratch.db("db-deleted");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = two_player_game(&c, &server).await;
@@ -343,7 +352,7 @@ async fn a_deleted_database_is_written_back_with_every_game() {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
     }
     play(&c, &server, &id, &["h6-h5", "b3-b4"]).await;
-    let crashed = after_a_crash(&db, &temp_db("db-deleted-crash"), &id);
+    let crashed = after_a_crash(&db, &scratch.db("db-deleted-crash"), &id);
     assert_eq!(crashed.map(|m| m.len()), Some(3));
     server.stop().await;
 }
@@ -354,13 +363,14 @@ async fn a_deleted_database_is_written_back_with_every_game() {
 /// until a restart, which serves the new file.
 #[tokio::test]
 async fn a_replaced_database_refuses_changes_until_a_restart() {
-    let db = temp_db("db-replaced");
+    let scratch = Scratch::new();
+    let db = scratch.db("db-replaced");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = two_player_game(&c, &server).await;
     play(&c, &server, &id, &["a3-a4"]).await;
     // Another file at the database's path: a copy of it as it stands.
-    let copy = temp_db("db-replaced-copy");
+    let copy = scratch.db("db-replaced-copy");
     assert_eq!(after_a_crash(&db, &copy, &id).map(|m| m.len()), Some(1));
     drop(rusqlite::Connection::open(&copy).unwrap());
     std::fs::rename(&copy, &db).unwrap();
@@ -386,7 +396,8 @@ async fn a_replaced_database_refuses_changes_until_a_restart() {
 /// for each other, so a game cannot come into memory, change and leave during its own read.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn games_read_back_at_once_while_others_leave_memory_are_served() {
-    let mut cfg = config(temp_db("churn"), 1);
+    let scratch = Scratch::new();
+    let mut cfg = config(scratch.db("churn"), 1);
     cfg.settings.max_games = 2;
     let server = std::sync::Arc::new(TestServer::start_with(cfg).await);
     let c = reqwest::Client::new();
@@ -449,7 +460,8 @@ async fn half_second_game_on(db: &std::path::Path) -> (TestServer, reqwest::Clie
 /// request. The timer now asks again each second.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
-    let db = temp_db("flag-refused");
+    let scratch = Scratch::new();
+    let db = scratch.db("flag-refused");
     let (server, c, id) = half_second_game_on(&db).await;
     let mut stream = c
         .get(server.url(&format!("/api/games/{id}/events")))
@@ -477,7 +489,8 @@ async fn a_flag_fall_the_database_refused_falls_once_it_takes_it() {
 /// at its next use of the database, or, if another server took it first, refuses every change.
 #[tokio::test]
 async fn a_deleted_lock_file_is_taken_again_or_keeps_this_server_from_writing() {
-    let db = temp_db("lock-deleted");
+    let scratch = Scratch::new();
+    let db = scratch.db("lock-deleted");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = two_player_game(&c, &server).await;
@@ -510,7 +523,8 @@ async fn a_deleted_lock_file_is_taken_again_or_keeps_this_server_from_writing() 
 /// the restart). They are checked four times a second too.
 #[tokio::test]
 async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
-    let db = temp_db("log-removed-idle");
+    let scratch = Scratch::new();
+    let db = scratch.db("log-removed-idle");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = two_player_game(&c, &server).await;
@@ -519,7 +533,7 @@ async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
         std::fs::remove_file(format!("{}{suffix}", db.display())).unwrap();
     }
     // No request: the moves reach the files at the database's path by themselves.
-    let crash = temp_db("log-removed-idle-crash");
+    let crash = scratch.db("log-removed-idle-crash");
     let mut crashed = None;
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -539,7 +553,8 @@ async fn a_log_removed_under_an_idle_server_is_put_right_without_a_request() {
 /// game is shown without the fall, which the clock's timer commits once it can.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_opened_while_the_database_refuses_a_flag_fall_is_served() {
-    let db = temp_db("flag-refused-stream");
+    let scratch = Scratch::new();
+    let db = scratch.db("flag-refused-stream");
     let (server, c, id) = half_second_game_on(&db).await;
     play(&c, &server, &id, &["a3-a4"]).await;
     let other = rusqlite::Connection::open(&db).unwrap();

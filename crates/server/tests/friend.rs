@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use crate::common::{falls_on_time, get, pdn, temp_db, TestServer};
+use crate::common::{falls_on_time, get, pdn, Scratch, TestServer};
 use serde_json::{json, Value};
 
 async fn post_as(
@@ -98,7 +98,8 @@ async fn mv(
 
 #[tokio::test]
 async fn two_seats_one_claim_each_player_moves_only_its_own_side() {
-    let s = TestServer::start(temp_db("friend-seats"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-seats"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     // A wrong token is refused even before the seat is taken.
@@ -160,7 +161,8 @@ async fn two_seats_one_claim_each_player_moves_only_its_own_side() {
 /// otherwise a player could have the engine move for the other (issue 10, item 4).
 #[tokio::test]
 async fn the_engine_moves_a_persons_side_only_for_that_person() {
-    let s = TestServer::start(temp_db("friend-engine"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-engine"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     let engine = s.url(&format!("/api/games/{}/engine", f.id));
@@ -200,7 +202,8 @@ async fn the_engine_moves_a_persons_side_only_for_that_person() {
 /// Variations stay open to both, and one person holding both seats may still rewrite.
 #[tokio::test]
 async fn neither_player_takes_back_or_replaces_the_others_moves() {
-    let s = TestServer::start(temp_db("friend-rewrite"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-rewrite"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
@@ -284,7 +287,8 @@ async fn neither_player_takes_back_or_replaces_the_others_moves() {
 /// Black's move was refused there.)
 #[tokio::test]
 async fn one_player_stepping_back_leaves_the_game_where_it_is() {
-    let s = TestServer::start(temp_db("friend-navigate"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-navigate"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
@@ -335,7 +339,8 @@ async fn one_player_stepping_back_leaves_the_game_where_it_is() {
 /// outlived the deletion of every move, and the clock kept the times of moves no longer played.
 #[tokio::test]
 async fn moves_taken_back_together_take_the_ending_and_the_times_with_them() {
-    let s = TestServer::start(temp_db("friend-take-back"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-take-back"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 5, "increment": 3}})).await;
     let (_, first) = mv(&c, &s, &f.id, &f.white, "a3-a4").await;
@@ -369,7 +374,8 @@ async fn moves_taken_back_together_take_the_ending_and_the_times_with_them() {
 
 #[tokio::test]
 async fn resignation_is_stored_and_exported() {
-    let db = temp_db("friend-resign");
+    let scratch = Scratch::new();
+    let db = scratch.db("friend-resign");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
@@ -457,7 +463,8 @@ async fn heard(stream: &mut reqwest::Response, until: Duration) -> String {
 /// engine a watcher still sees the engine think.
 #[tokio::test]
 async fn a_players_search_is_shown_to_that_player_only() {
-    let s = TestServer::start(temp_db("friend-hint-stream"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-hint-stream"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     let mut white = listen(&c, &s, &f.id, Some(&f.white)).await;
@@ -496,7 +503,8 @@ async fn a_players_search_is_shown_to_that_player_only() {
 
 #[tokio::test]
 async fn draw_offer_reaches_the_other_seat_and_is_accepted() {
-    let s = TestServer::start(temp_db("friend-draw"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-draw"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     let draw = |secret: String, action: &'static str| {
@@ -548,7 +556,8 @@ async fn draw_offer_reaches_the_other_seat_and_is_accepted() {
 
 #[tokio::test]
 async fn a_move_withdraws_the_opponents_offer() {
-    let s = TestServer::start(temp_db("friend-offer-move"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-offer-move"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     let url = s.url(&format!("/api/games/{}/draw", f.id));
@@ -568,7 +577,8 @@ async fn a_move_withdraws_the_opponents_offer() {
 
 #[tokio::test]
 async fn the_clock_is_kept_with_each_move_and_survives_a_restart() {
-    let db = temp_db("friend-clock");
+    let scratch = Scratch::new();
+    let db = scratch.db("friend-clock");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (f, created) = friends(&c, &s, json!({"clock": {"minutes": 5, "increment": 3}})).await;
@@ -611,7 +621,8 @@ async fn the_clock_is_kept_with_each_move_and_survives_a_restart() {
 
 #[tokio::test]
 async fn flag_fall_ends_the_game_on_time_without_a_request() {
-    let db = temp_db("friend-flag");
+    let scratch = Scratch::new();
+    let db = scratch.db("friend-flag");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     // Half a second each.
@@ -648,7 +659,8 @@ async fn flag_fall_ends_the_game_on_time_without_a_request() {
 
 #[tokio::test]
 async fn a_flag_that_fell_while_the_server_was_down_is_settled_on_reading() {
-    let db = temp_db("friend-flag-restart");
+    let scratch = Scratch::new();
+    let db = scratch.db("friend-flag-restart");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 0.5 / 60.0}})).await;
@@ -666,7 +678,8 @@ async fn a_flag_that_fell_while_the_server_was_down_is_settled_on_reading() {
 /// event stream after the restart, waited for ever). A game read back is watched again.
 #[tokio::test]
 async fn a_clock_running_at_a_restart_still_falls_without_a_request() {
-    let db = temp_db("friend-flag-after-restart");
+    let scratch = Scratch::new();
+    let db = scratch.db("friend-flag-after-restart");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     // Ten seconds each: the restart and the stream come well before Black's time is up.
@@ -686,7 +699,8 @@ async fn a_clock_running_at_a_restart_still_falls_without_a_request() {
 /// timer woke before it and found nothing to do, and the game never fell on time by itself.
 #[tokio::test]
 async fn a_clock_restarted_by_a_promotion_still_falls_without_a_request() {
-    let s = TestServer::start(temp_db("friend-flag-after-promote"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-flag-after-promote"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({"clock": {"minutes": 3.0 / 60.0}})).await;
     let at = |path: &str| s.url(&format!("/api/games/{}/{path}", f.id));
@@ -721,7 +735,8 @@ async fn a_clock_restarted_by_a_promotion_still_falls_without_a_request() {
 
 #[tokio::test]
 async fn bad_friend_requests_get_clear_errors() {
-    let s = TestServer::start(temp_db("friend-bad"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-bad"), 1).await;
     let c = reqwest::Client::new();
     for body in [
         json!({"variant": "turkish", "friend": true}),
@@ -780,7 +795,8 @@ async fn bad_friend_requests_get_clear_errors() {
 
 #[tokio::test]
 async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
-    let s = TestServer::start(temp_db("friend-engine-clock"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-engine-clock"), 1).await;
     let c = reqwest::Client::new();
     // Three seconds each, and an engine time (10 s) that would lose on time if it were used.
     let (status, created) = post_as(
@@ -814,7 +830,8 @@ async fn the_engine_with_a_clock_thinks_for_a_share_of_its_time() {
 
 #[tokio::test]
 async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
-    let s = TestServer::start(temp_db("friend-view"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-view"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);
@@ -842,8 +859,9 @@ async fn anyone_may_look_at_a_past_position_without_moving_the_game() {
 /// waited in the search queue. Now its clock runs from the start of its search to its move.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_slot() {
+    let scratch = Scratch::new();
     // One search at a time, so that a hint on another game holds the engine's request back.
-    let s = TestServer::start(temp_db("friend-engine-waits"), 1).await;
+    let s = TestServer::start(scratch.db("friend-engine-waits"), 1).await;
     let c = reqwest::Client::new();
     // Half a second each: the least a clock may have.
     let (status, created) = post_as(
@@ -911,7 +929,8 @@ async fn the_engine_is_not_flagged_while_it_waits_to_be_asked_or_for_a_search_sl
 /// hints and analysis there are the asker's own. Now a review is too, until the game is over.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_during_a_game_between_two_players_is_the_askers_own() {
-    let s = TestServer::start(temp_db("friend-review"), 1).await;
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-review"), 1).await;
     let c = reqwest::Client::new();
     let (f, _) = friends(&c, &s, json!({})).await;
     assert_eq!(mv(&c, &s, &f.id, &f.white, "a3-a4").await.0, 200);

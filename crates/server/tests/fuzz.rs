@@ -14,7 +14,7 @@ use rand::seq::IndexedRandom;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Map, Value};
 
-use crate::common::{self, get, post, post_as_watcher, temp_db, TestServer};
+use crate::common::{self, get, post, post_as_watcher, Scratch, TestServer};
 
 /// Requests a round sends.
 const REQUESTS: usize = 400;
@@ -291,7 +291,8 @@ fn acceptable(status: u16, answer: &Value) -> bool {
 }
 
 async fn round(seed: u64) {
-    let server = TestServer::start(temp_db(&format!("fuzz-{seed}")), 2).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db(&format!("fuzz-{seed}")), 2).await;
     let c = reqwest::Client::builder()
         // A request that hangs fails the test: every search asked for is short or refused.
         .timeout(Duration::from_secs(60))

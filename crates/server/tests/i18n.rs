@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::common::{temp_db, TestServer};
+use crate::common::{Scratch, TestServer};
 use serde_json::Value;
 
 fn web() -> PathBuf {
@@ -215,7 +215,8 @@ fn the_noted_variants_exist() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_serves_every_catalogue_and_the_list_of_languages() {
-    let server = TestServer::start(temp_db("i18n"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("i18n"), 1).await;
     let c = reqwest::Client::new();
     let all = catalogues();
     let r = c

@@ -1,11 +1,12 @@
 //! Engine levels in the API: chosen when a game is created, checked, stored, played.
 
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_keeps_its_level_and_the_engine_plays_at_it() {
-    let db = temp_db("levels");
+    let scratch = Scratch::new();
+    let db = scratch.db("levels");
     let server = TestServer::start(db.clone(), 2).await;
     let c = reqwest::Client::new();
     for bad in [json!(0), json!(9), json!("easy"), json!(-1)] {

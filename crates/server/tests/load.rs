@@ -1,7 +1,7 @@
 //! Load: 50 games played at the same time on loopback, human moves and engine moves mixed, stay
 //! correct and lose nothing (checked against a fresh server on the same database).
 
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use serde_json::{json, Value};
 
 const GAMES: usize = 50;
@@ -9,7 +9,8 @@ const PLIES: usize = 16;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn fifty_concurrent_games() {
-    let db = temp_db("load");
+    let scratch = Scratch::new();
+    let db = scratch.db("load");
     let server = TestServer::start(db.clone(), 2).await;
     let variants = ["turkish", "international", "dameo", "american", "armenian"];
     let mut tasks = Vec::new();

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::common;
-use crate::common::{post, temp_db, TestServer};
+use crate::common::{post, Scratch, TestServer};
 use serde_json::json;
 
 /// Universal checkers with 20 black kings: one of the audit's exploding capture positions made
@@ -15,10 +15,10 @@ const SLOW: &str =
 
 /// A server on a runtime of its own with two async threads (as on a 2-core machine), so that
 /// the test's client does not share them; it is dropped without waiting for work under way.
-fn server_apart(name: &str) -> (String, std::sync::mpsc::Sender<()>) {
+fn server_apart(scratch: &Scratch, name: &str) -> (String, std::sync::mpsc::Sender<()>) {
     let (addr_tx, addr_rx) = std::sync::mpsc::channel();
     let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
-    let config = common::config(temp_db(name), 1);
+    let config = common::config(scratch.db(name), 1);
     std::thread::spawn(move || {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -45,7 +45,8 @@ fn server_apart(name: &str) -> (String, std::sync::mpsc::Sender<()>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn slow_move_generation_does_not_stall_other_requests() {
-    let (base, stop) = server_apart("offload");
+    let scratch = Scratch::new();
+    let (base, stop) = server_apart(&scratch, "offload");
     let c = reqwest::Client::new();
     // Many more slow requests than the server has async threads: each would hold one, and
     // together they would stall the server for several seconds.
@@ -80,7 +81,8 @@ async fn slow_move_generation_does_not_stall_other_requests() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_that_leave_never_raise_the_search_bound() {
-    let server = TestServer::start(temp_db("searches"), 2).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("searches"), 2).await;
     let c = reqwest::Client::new();
     let (status, state) = post(
         &c,

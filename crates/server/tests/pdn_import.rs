@@ -5,7 +5,7 @@
 //! lidraughts exports it (clocks in every move's comment).
 
 use crate::common;
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use base64::Engine as _;
 use serde_json::json;
 
@@ -19,7 +19,8 @@ const THREE: &str = "[Event \"Club\"]\n[White \"Anna\"]\n[Black \"Bert\"]\n[Game
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_is_listed_game_by_game_and_one_game_imported() {
-    let server = TestServer::start(temp_db("pdn-list"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-list"), 1).await;
     let c = reqwest::Client::new();
     let (status, list) = post(&c, &server.url("/api/pdn"), json!({ "pdn": THREE })).await;
     assert_eq!(status, 200, "{list}");
@@ -64,7 +65,8 @@ async fn a_file_is_listed_game_by_game_and_one_game_imported() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_damspel_does_not_have_is_refused_by_name() {
-    let server = TestServer::start(temp_db("pdn-frisian"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-frisian"), 1).await;
     let c = reqwest::Client::new();
     // GameType 40 is Frisian draughts (shared/reference/pdn-gametype.tsv); the request's
     // variant must not override it.
@@ -82,7 +84,8 @@ async fn a_game_damspel_does_not_have_is_refused_by_name() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorded_game_goes_on_past_a_repetition() {
-    let server = TestServer::start(temp_db("pdn-repetition"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-repetition"), 1).await;
     let c = reqwest::Client::new();
     // Kings go back and forth: the start position stands for the third time after ply 8, a
     // draw by repetition in play (rule book §0), a claim the players did not make here.
@@ -111,7 +114,8 @@ async fn a_recorded_game_goes_on_past_a_repetition() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_in_cp1251_is_read_as_written() {
-    let server = TestServer::start(temp_db("pdn-cp1251"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-cp1251"), 1).await;
     let c = reqwest::Client::new();
     // "Иванов" in Windows-1251: И=C8 в=E2 а=E0 н=ED о=EE в=E2.
     let mut bytes = b"[GameType \"20\"]\n[White \"".to_vec();
@@ -144,7 +148,8 @@ async fn a_file_in_cp1251_is_read_as_written() {
 /// empty games in 512 KiB were listed in 7.5 s as 47 MB of JSON.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_many_games_is_listed_up_to_its_cap() {
-    let server = TestServer::start(temp_db("pdn-many"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-many"), 1).await;
     let c = reqwest::Client::new();
     let pdn = "*\n".repeat(5_000);
     let (status, listed) = post(&c, &server.url("/api/pdn"), json!({"pdn": pdn})).await;
@@ -160,7 +165,8 @@ async fn a_file_of_many_games_is_listed_up_to_its_cap() {
 /// 6,001 that the game could not be read back with: after a restart it was "damaged", lost.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_import_keeps_what_a_game_can_hold_and_lists_the_rest() {
-    let db = temp_db("pdn-too-much");
+    let scratch = Scratch::new();
+    let db = scratch.db("pdn-too-much");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (a, b) = ("a".repeat(3_000), "b".repeat(3_000));
@@ -192,7 +198,8 @@ async fn an_import_keeps_what_a_game_can_hold_and_lists_the_rest() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_exported_game_reads_back_as_one_game_with_its_own_ending() {
-    let server = TestServer::start(temp_db("pdn-own-ending"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-own-ending"), 1).await;
     let c = reqwest::Client::new();
     // White takes Black's last piece: the game is over, and the file's own Termination tag
     // is no longer this game's ending. The export writes each tag once (a reader takes a
@@ -235,7 +242,8 @@ b0:09:56]} {Black resigns.} 2-0\n";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
-    let server = TestServer::start(temp_db("pdn-lidraughts"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-lidraughts"), 1).await;
     let c = reqwest::Client::new();
     let import = server.url("/api/games/import");
     let (status, state) = post(&c, &import, json!({ "pdn": LIDRAUGHTS })).await;
@@ -309,7 +317,8 @@ async fn a_lidraughts_export_is_imported_with_its_clocks_and_tags() {
 /// listed, then how many more, and a bad NAG is quoted short (60 characters, as elsewhere).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_imports_skipped_list_is_capped_and_a_bad_nag_is_quoted_short() {
-    let server = TestServer::start(temp_db("pdn-skipped-cap"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-skipped-cap"), 1).await;
     let c = reqwest::Client::new();
     let skipped = |state: &serde_json::Value| -> Vec<String> {
         state["skipped"]

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use crate::common::{self, config, get, post, temp_db, Events, TestServer};
+use crate::common::{self, config, get, post, Events, Scratch, TestServer};
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{json, Value};
@@ -194,8 +194,9 @@ async fn check(c: &reqwest::Client, s: &TestServer, acked: &HashMap<String, Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn acknowledged_states_survive_eviction_and_restart() {
+    let scratch = Scratch::new();
     let rounds = common::rounds("DAMSPEL_RESTART_ROUNDS");
-    let db = temp_db("restart");
+    let db = scratch.db("restart");
     let settings = |db| {
         let mut cfg = config(db, 1);
         // Games leave memory between actions now and then, and come back from the database.
@@ -262,7 +263,8 @@ async fn acknowledged_states_survive_eviction_and_restart() {
 /// stream brings states in the order of their versions, ending with that one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_changes_are_each_acknowledged_once() {
-    let db = temp_db("restart-concurrent");
+    let scratch = Scratch::new();
+    let db = scratch.db("restart-concurrent");
     // The games leave memory between the clients' actions and come back from the database
     // while others change them (more games than memory keeps).
     let mut cfg = config(db.clone(), 1);

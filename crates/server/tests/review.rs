@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::common::{get, post, post_as_watcher, seat_header, temp_db, TestServer};
+use crate::common::{get, post, post_as_watcher, seat_header, Scratch, TestServer};
 use serde_json::{json, Value};
 
 const GAME: &str = "[White \"Ann\"]\n[Black \"Bob\"]\n[Variant \"international\"]\n\
@@ -55,7 +55,8 @@ async fn review_events(mut events: reqwest::Response, until: &[&str]) -> Vec<Val
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_reports_progress_marks_the_blunders_and_survives_a_restart() {
-    let db = temp_db("review");
+    let scratch = Scratch::new();
+    let db = scratch.db("review");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let id = import(&c, &server, GAME).await;
@@ -102,7 +103,8 @@ async fn a_review_reports_progress_marks_the_blunders_and_survives_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_holds_a_search_slot_and_stops_when_cancelled() {
-    let server = TestServer::start(temp_db("review-cancel"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-cancel"), 1).await;
     let c = reqwest::Client::new();
     let id = import(&c, &server, LONG).await;
     let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
@@ -157,7 +159,8 @@ async fn a_review_holds_a_search_slot_and_stops_when_cancelled() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_review_requests_get_a_4xx() {
-    let server = TestServer::start(temp_db("review-bad"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-bad"), 1).await;
     let c = reqwest::Client::new();
     let id = import(&c, &server, GAME).await;
     let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
@@ -195,7 +198,8 @@ async fn bad_review_requests_get_a_4xx() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_loads_the_review_panel_script() {
-    let server = TestServer::start(temp_db("review-page"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-page"), 1).await;
     let c = reqwest::Client::new();
     let page = c.get(server.url("/")).send().await.unwrap();
     assert!(page.text().await.unwrap().contains("src=\"/review.js\""));
@@ -215,7 +219,8 @@ async fn the_page_loads_the_review_panel_script() {
 /// the line up to the node shown: 2 positions from the game's second node, a review of 5.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_review_is_of_the_main_line_wherever_the_game_is_shown() {
-    let server = TestServer::start(temp_db("review-main-line"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-main-line"), 1).await;
     let c = reqwest::Client::new();
     let id = import(&c, &server, GAME).await;
     let url = |p: &str| server.url(&format!("/api/games/{id}{p}"));
@@ -286,7 +291,8 @@ fn assert_refused(status: u16, answer: &Value, words: &str) {
 /// exports to a PDN that imports again and is reviewed.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn variations_nest_only_as_deep_as_pdn_reads_and_such_a_game_is_reviewed() {
-    let server = TestServer::start(temp_db("review-deep"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-deep"), 1).await;
     let c = reqwest::Client::new();
     let (id, mut state) = new_game(&c, &server).await;
     // Each level: the position's first legal move continues the line, its second starts a
@@ -340,7 +346,8 @@ async fn variations_nest_only_as_deep_as_pdn_reads_and_such_a_game_is_reviewed()
 /// as is an import the server would write back longer: what is kept imports again whole.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_commented_up_to_its_bound_imports_again_and_is_reviewed() {
-    let server = TestServer::start(temp_db("review-comments"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("review-comments"), 1).await;
     let c = reqwest::Client::new();
     let (id, start) = new_game(&c, &server).await;
     // Every reply to every first move, and so on, until 270 moves (270 × 4,000 bytes > 1 MiB).

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use crate::common;
-use crate::common::{config, temp_db, TestServer};
+use crate::common::{config, Scratch, TestServer};
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -31,8 +31,8 @@ async fn read_to_close(stream: &mut TcpStream, within: Duration) -> (String, boo
     }
 }
 
-async fn short_limits(name: &str) -> TestServer {
-    let mut config = config(temp_db(name), 1);
+async fn short_limits(scratch: &Scratch, name: &str) -> TestServer {
+    let mut config = config(scratch.db(name), 1);
     config.transport.header_timeout = Duration::from_millis(300);
     config.transport.body_timeout = Duration::from_millis(300);
     config.transport.max_connections = 16;
@@ -41,7 +41,8 @@ async fn short_limits(name: &str) -> TestServer {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn half_sent_heads_and_idle_connections_are_closed() {
-    let server = short_limits("heads").await;
+    let scratch = Scratch::new();
+    let server = short_limits(&scratch, "heads").await;
     // A head that never ends (slowloris).
     let mut half = connect(&server).await;
     half.write_all(b"GET /api/variants HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
@@ -63,7 +64,8 @@ async fn half_sent_heads_and_idle_connections_are_closed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bodies_must_arrive_in_time_and_fit() {
-    let server = short_limits("bodies").await;
+    let scratch = Scratch::new();
+    let server = short_limits(&scratch, "bodies").await;
     let host = server.base.trim_start_matches("http://").to_string();
     // 10 GB announced, nothing sent: 413 at once, whatever the deadline.
     let mut huge = connect(&server).await;
@@ -129,7 +131,8 @@ async fn bodies_must_arrive_in_time_and_fit() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connections_beyond_the_cap_do_not_lock_others_out() {
     // Idle time long enough that only the cap closes connections here.
-    let mut config = config(temp_db("cap"), 1);
+    let scratch = Scratch::new();
+    let mut config = config(scratch.db("cap"), 1);
     config.transport.header_timeout = Duration::from_secs(30);
     config.transport.max_connections = 16;
     let server = TestServer::start_with(config).await;
@@ -160,7 +163,8 @@ async fn connections_beyond_the_cap_do_not_lock_others_out() {
 /// about 112 KiB passed: hyper reads past its buffer's cap by up to a read).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn request_heads_over_64_kib_get_431() {
-    let server = short_limits("big-heads").await;
+    let scratch = Scratch::new();
+    let server = short_limits(&scratch, "big-heads").await;
     let host = server.base.trim_start_matches("http://").to_string();
     for (size, status) in [(60 * 1024, "200"), (70 * 1024, "431")] {
         let mut stream = connect(&server).await;
@@ -184,7 +188,8 @@ async fn request_heads_over_64_kib_get_431() {
 /// refused. Scaled down: 100 streams at a cap of 16 (past the cap and its 64 of slack).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn event_streams_cannot_lock_a_new_client_out() {
-    let mut config = config(temp_db("streams"), 1);
+    let scratch = Scratch::new();
+    let mut config = config(scratch.db("streams"), 1);
     config.transport.header_timeout = Duration::from_secs(30);
     config.transport.max_connections = 16;
     let server = TestServer::start_with(config).await;

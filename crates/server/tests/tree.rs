@@ -3,7 +3,7 @@
 //! (with comments and NAGs) survives a restart, a PDN import and a PDN export.
 
 use crate::common;
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use serde_json::{json, Value};
 
 fn notations(state: &Value) -> Vec<String> {
@@ -66,7 +66,8 @@ async fn four_moves(c: &reqwest::Client, s: &TestServer) -> (String, Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_in_the_past_starts_a_variation() {
-    let server = TestServer::start(temp_db("tree-variation"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-variation"), 1).await;
     let c = reqwest::Client::new();
     let (id, state) = four_moves(&c, &server).await;
     let d4 = find(&state, "a3-a4");
@@ -130,7 +131,8 @@ async fn a_move_in_the_past_starts_a_variation() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_tree_survives_a_restart() {
-    let db = temp_db("tree-restart");
+    let scratch = Scratch::new();
+    let db = scratch.db("tree-restart");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (id, state) = four_moves(&c, &server).await;
@@ -172,7 +174,8 @@ async fn the_tree_survives_a_restart() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rows_stored_before_trees_load_as_a_main_line() {
-    let db = temp_db("tree-old-rows");
+    let scratch = Scratch::new();
+    let db = scratch.db("tree-old-rows");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (id, _) = four_moves(&c, &server).await;
@@ -196,7 +199,8 @@ async fn rows_stored_before_trees_load_as_a_main_line() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_damaged_tree_is_an_error_for_its_game_only() {
-    let db = temp_db("tree-damaged");
+    let scratch = Scratch::new();
+    let db = scratch.db("tree-damaged");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let mut ids = Vec::new();
@@ -227,7 +231,8 @@ async fn a_damaged_tree_is_an_error_for_its_game_only() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_engine_plays_only_at_the_end_of_the_main_line() {
-    let db = temp_db("tree-engine");
+    let scratch = Scratch::new();
+    let db = scratch.db("tree-engine");
     let server = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (status, state) = post(
@@ -280,7 +285,8 @@ const ANNOTATED: &str = r#"[Event "Club evening"]
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_imported_game_keeps_its_variations_and_comments_in_and_out() {
-    let server = TestServer::start(temp_db("tree-pdn"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-pdn"), 1).await;
     let c = reqwest::Client::new();
     let (status, state) = post(
         &c,
@@ -318,7 +324,8 @@ async fn an_imported_game_keeps_its_variations_and_comments_in_and_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn analysis_finds_several_lines() {
-    let server = TestServer::start(temp_db("tree-analyse"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-analyse"), 1).await;
     let c = reqwest::Client::new();
     let (id, state) = four_moves(&c, &server).await;
     let legal: Vec<String> = state["legal"]
@@ -354,7 +361,8 @@ async fn analysis_finds_several_lines() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_variation_of_the_first_move_is_exported() {
-    let server = TestServer::start(temp_db("tree-first"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-first"), 1).await;
     let c = reqwest::Client::new();
     let (id, _) = four_moves(&c, &server).await;
     let (status, state) = play(&c, &server, &id, json!({"move": "c3-c4", "from": 0})).await;
@@ -384,7 +392,8 @@ async fn listed(c: &reqwest::Client, s: &TestServer, id: &str) -> Value {
 /// The games list shows how a game ended, also while someone looks at an earlier position.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
-    let server = TestServer::start(temp_db("tree-list-result"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-list-result"), 1).await;
     let c = reqwest::Client::new();
     // Turkish (1.01): the white man on d4 takes d5; one piece each is then a draw.
     let (status, state) = post(
@@ -415,7 +424,8 @@ async fn the_games_list_keeps_the_result_while_the_start_is_shown() {
 /// shorter variation. (It gave the length of the line shown: 2 here.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_games_list_counts_the_main_line_while_a_variation_is_shown() {
-    let server = TestServer::start(temp_db("tree-list-length"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-list-length"), 1).await;
     let c = reqwest::Client::new();
     let (id, state) = four_moves(&c, &server).await;
     let a4 = find(&state, "a3-a4");
@@ -435,7 +445,8 @@ async fn the_games_list_counts_the_main_line_while_a_variation_is_shown() {
 /// called `2-0`, and for an American game the opposite winner of its export.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_result_reads_as_the_variants_pdn_writes_it() {
-    let server = TestServer::start(temp_db("tree-result-style"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-result-style"), 1).await;
     let c = reqwest::Client::new();
     // (variant, start, moves, then resign or offer a draw, the result expected)
     let cases = [
@@ -515,7 +526,8 @@ async fn a_result_reads_as_the_variants_pdn_writes_it() {
 /// comment's line break or wrapped before the tag.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_comment_that_looks_like_a_tag_stays_in_its_game() {
-    let server = TestServer::start(temp_db("tree-forged-tag"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-forged-tag"), 1).await;
     let c = reqwest::Client::new();
     let (id, state) = four_moves(&c, &server).await;
     let first = find(&state, "a3-a4");

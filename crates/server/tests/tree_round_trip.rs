@@ -8,7 +8,7 @@
 //! Seeded (the same trees on every run); `DAMSPEL_TREE_ROUNDS=20` for a long run.
 
 use crate::common;
-use crate::common::{get, post, temp_db, TestServer};
+use crate::common::{get, post, Scratch, TestServer};
 use damspel_rules::Catalogue;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
@@ -144,7 +144,8 @@ async fn random_tree(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn random_trees_come_back_from_their_pdn() {
-    let server = TestServer::start(temp_db("tree-round-trip"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("tree-round-trip"), 1).await;
     let c = reqwest::Client::new();
     let rounds = common::rounds("DAMSPEL_TREE_ROUNDS");
     // The games above, and one from the start of every built-in variant (irregular boards and

@@ -2,7 +2,7 @@
 //! its own page (or no page) with JSON bodies, needs its token when it has one, and lets only a
 //! seat's holder change a game; everyone else may watch.
 
-use crate::common::{config, get, post, post_as_watcher, seat_header, temp_db, TestServer};
+use crate::common::{config, get, post, post_as_watcher, seat_header, Scratch, TestServer};
 use serde_json::{json, Value};
 
 async fn new_game(c: &reqwest::Client, server: &TestServer, body: Value) -> Value {
@@ -13,7 +13,8 @@ async fn new_game(c: &reqwest::Client, server: &TestServer, body: Value) -> Valu
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn other_host_names_are_refused() {
-    let server = TestServer::start(temp_db("hosts"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("hosts"), 1).await;
     let c = reqwest::Client::new();
     // DNS rebinding: a page of attacker.example whose name now points at 127.0.0.1.
     for path in ["/api/games", "/", "/api/variants"] {
@@ -39,7 +40,7 @@ async fn other_host_names_are_refused() {
     }
     server.stop().await;
 
-    let mut cfg = config(temp_db("hosts2"), 1);
+    let mut cfg = config(scratch.db("hosts2"), 1);
     cfg.allow_hosts = vec!["damspel.lan".into()];
     let server = TestServer::start_with(cfg).await;
     let r = c
@@ -54,7 +55,8 @@ async fn other_host_names_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cross_site_requests_cannot_change_anything() {
-    let server = TestServer::start(temp_db("origin"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("origin"), 1).await;
     let c = reqwest::Client::new();
     let state = new_game(&c, &server, json!({"variant": "turkish", "black": "human"})).await;
     let id = state["id"].as_str().unwrap();
@@ -126,7 +128,8 @@ async fn cross_site_requests_cannot_change_anything() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_a_seat_holder_may_change_a_game() {
-    let server = TestServer::start(temp_db("seats"), 1).await;
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("seats"), 1).await;
     let c = reqwest::Client::new();
     let state = new_game(
         &c,
@@ -197,7 +200,8 @@ async fn only_a_seat_holder_may_change_a_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_with_a_token_answers_only_to_its_holders() {
-    let mut cfg = config(temp_db("token"), 1);
+    let scratch = Scratch::new();
+    let mut cfg = config(scratch.db("token"), 1);
     cfg.token = Some("s3cret-token-for-tests".into());
     let server = TestServer::start_with(cfg).await;
     let c = reqwest::Client::builder()
@@ -264,7 +268,8 @@ async fn a_server_with_a_token_answers_only_to_its_holders() {
 /// must carry the token, or the friend's device is refused before it can use the invitation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invitation_link_opens_a_server_with_a_token() {
-    let mut cfg = config(temp_db("token-invite"), 1);
+    let scratch = Scratch::new();
+    let mut cfg = config(scratch.db("token-invite"), 1);
     cfg.token = Some("s3cret-token-for-tests".into());
     let server = TestServer::start_with(cfg).await;
     let c = reqwest::Client::builder()

@@ -3,7 +3,7 @@
 //! on counting. The page needs it to tell a state that arrived late (an event of the human's
 //! move after the answer with the engine's reply) from the one it shows.
 
-use crate::common::{get, post, temp_db, Events, TestServer};
+use crate::common::{get, post, Events, Scratch, TestServer};
 use serde_json::{json, Value};
 
 fn version(state: &Value) -> u64 {
@@ -14,7 +14,8 @@ fn version(state: &Value) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_change_raises_the_version_and_a_restart_keeps_it() {
-    let db = temp_db("version");
+    let scratch = Scratch::new();
+    let db = scratch.db("version");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (status, created) = post(
@@ -97,7 +98,8 @@ async fn every_change_raises_the_version_and_a_restart_keeps_it() {
 /// there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_game_stored_before_versions_counts_from_zero() {
-    let db = temp_db("version-old-row");
+    let scratch = Scratch::new();
+    let db = scratch.db("version-old-row");
     let s = TestServer::start(db.clone(), 1).await;
     let c = reqwest::Client::new();
     let (status, created) = post(

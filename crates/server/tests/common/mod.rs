@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use damspel_rules::Catalogue;
@@ -31,14 +31,28 @@ pub fn rounds(var: &str) -> u64 {
         .unwrap_or(1)
 }
 
-pub fn temp_db(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("damspel-server-tests-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.db"));
-    for suffix in ["", "-wal", "-shm", ".lock"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+/// A test's own folder for its database files, removed (with the files the server made beside
+/// them) when it goes out of scope: declare it before the servers that use it.
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch(
+            tempfile::Builder::new()
+                .prefix("damspel-server-tests-")
+                .tempdir()
+                .unwrap(),
+        )
     }
-    path
+
+    pub fn path(&self) -> &Path {
+        self.0.path()
+    }
+
+    /// The path of a database called `name` in this folder (not created).
+    pub fn db(&self, name: &str) -> PathBuf {
+        self.0.path().join(format!("{name}.db"))
+    }
 }
 
 /// A loopback configuration with `searches` engine searches at once.

@@ -14,7 +14,7 @@ test can allow too much, never too little.
 On the audit's positions with one king more (crates/conformance/data/worst-captures.tsv,
 `audit + black king h1` and `... b3`) it allows exactly the ends the generator lists (8 and
 10), where the parity test (crates/rules/src/movegen/parity.rs) allows 41: the generator's
-walk spends 96 % of its time proving the other 33 impossible (docs/performance.md). With
+walk spends 96 % of its time proving the other 33 impossible (docs/capture-trials.md). With
 `--lp` the integrality is dropped: the relaxation allows every end, so no linear programme or
 flow gives the test cheaply.
 

@@ -1085,7 +1085,7 @@ pub(crate) fn generate_captures<B: Bits, S: Sink<B>>(
 /// game's material, 48 moves: 203,607 jumps of levels, 330 ms in all; 37 ms without them).
 /// Where the maximum is worth knowing, a listing without it can cost far more: another
 /// universal position needs 32,768 to 49,152 jumps of levels, and without them its listing
-/// made 18.2 million jumps (1.0 s against 0.17-0.24 s). docs/performance.md, fifteenth and
+/// made 18.2 million jumps (1.0 s against 0.17-0.24 s). docs/capture-trials.md, fifteenth and
 /// sixteenth sessions.
 const FIRST_LEVELS_BUDGET: u64 = 1 << 14;
 
@@ -1095,7 +1095,7 @@ limit_set_by_tests!(fn first_levels_budget() -> u64 = FIRST_LEVELS_BUDGET; LEVEL
 /// In each turn the listing may make this many times the jumps the levels could: a jump of the
 /// levels' targeted walks (the jump graph and the parity test at every state) costs several of
 /// the listing's, and with 8 a universal row whose levels are hopeless and whose listing makes
-/// 3.9 million jumps took 3.6 times as long (docs/performance.md, sixteenth session).
+/// 3.9 million jumps took 3.6 times as long (docs/capture-trials.md, sixteenth session).
 const LISTING_SHARE: u64 = 64;
 
 /// Each turn both may make this many times the jumps of the last.

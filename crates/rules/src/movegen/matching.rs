@@ -4,7 +4,7 @@
 //! ends at the first vertex no augmenting path reaches. (With petgraph's `maximum_matching`,
 //! which builds a graph of nodes and edges and finds a maximum matching whatever it is, the
 //! matchings and the graphs built for them took 72 % of the time of the audit's row with b4;
-//! docs/performance.md.)
+//! docs/capture-trials.md.)
 
 const NONE: u32 = u32::MAX;
 

@@ -111,7 +111,7 @@ impl<'a, B: Bits, S: Sink<B>, const MERGE: bool, const FILTER: bool>
         // Dived only where the first reach equals the floor too, unless the maximum is known:
         // a king whose reach comes down to a floor that is only a bound once settled has many
         // captures, and a dive finds their ends slowly (Turkthic `B:WKa1,...`: 346 -> 531 ms
-        // dived, docs/performance.md).
+        // dived, docs/capture-trials.md).
         let targeted = piece.king
             && floor > 0
             && piece.reach.value == floor

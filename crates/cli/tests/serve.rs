@@ -10,6 +10,8 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+/// A database path in a scratch folder of its own, removed when dropped: bound to a name that
+/// outlives the server using it.
 fn temp_db(name: &str) -> ScratchPath {
     ScratchPath::new("cli-serve", &format!("{name}.db"))
 }
@@ -100,10 +102,11 @@ fn numeric_options_outside_their_range_are_refused_in_one_line() {
         ["--max-connections", "5"],
         ["--idle-minutes", "0"],
     ] {
+        let db = temp_db("range");
         let out = Command::new(env!("CARGO_BIN_EXE_damspel"))
             .arg("serve")
             .args(args)
-            .args(["--db", temp_db("range").to_str().unwrap()])
+            .args(["--db", db.to_str().unwrap()])
             .output()
             .unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
@@ -116,10 +119,11 @@ fn numeric_options_outside_their_range_are_refused_in_one_line() {
 /// `damspel serve ARGS` on a free port, which must stop at once: its exit code and stderr
 /// (a server that started instead is killed after 20 s, and the test fails).
 fn refused(args: &[&str], db: &str) -> (Option<i32>, String) {
+    let db = temp_db(db);
     let mut child = Command::new(env!("CARGO_BIN_EXE_damspel"))
         .args(["serve", "--port", "0"])
         .args(args)
-        .args(["--db", temp_db(db).to_str().unwrap()])
+        .args(["--db", db.to_str().unwrap()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -173,13 +177,14 @@ fn allow_host_names_the_host_check_cannot_match_are_refused() {
         assert!(err.contains("--allow-host"), "{name:?}: {err}");
     }
     // A name kept is matched as given, with any port when it has none.
+    let db = temp_db("allow-host-ok");
     let served = Served::start(&[
         "--port",
         "0",
         "--allow-host",
         "Box.LAN",
         "--db",
-        temp_db("allow-host-ok").to_str().unwrap(),
+        db.to_str().unwrap(),
     ]);
     let addr = served.addr();
     let port = addr.rsplit(':').next().unwrap();

@@ -832,6 +832,69 @@ fn a_table_write_that_fails_leaves_no_temporary_file() {
     assert!(names.iter().all(|n| n.ends_with(".dtb")), "{names:?}");
 }
 
+/// A build killed while writing a table leaves its temporary file; the next build in the
+/// folder removes those untouched for an hour (docs/tablebases.md) and says so, and keeps a
+/// younger one, which may be a live builder's on another machine sharing the folder. Before,
+/// they stayed until someone deleted them by hand.
+#[test]
+fn a_build_removes_the_temporary_files_a_killed_build_left() {
+    let scratch = scratch("tb-stale");
+    let dir = scratch.path();
+    let folder = dir.join("russian");
+    std::fs::create_dir_all(&folder).unwrap();
+    let two_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+    let stale = folder.join("KMvK.dtb.tmp4711-23-0");
+    let live = folder.join("KKvK.dtb.tmpAb12Cd");
+    let other = folder.join("notes.txt");
+    for path in [&stale, &live, &other] {
+        std::fs::write(path, b"partial").unwrap();
+    }
+    for path in [&stale, &other] {
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(two_hours_ago).unwrap();
+    }
+    let d = dir.to_str().unwrap();
+    let out = damspel(&[
+        "tablebase",
+        "build",
+        "russian",
+        "--pieces",
+        "2",
+        "--tb-dir",
+        d,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("removed 1 temporary file left by a build that was stopped while writing: KMvK.dtb.tmp4711-23-0"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stale.exists());
+    assert!(
+        live.exists(),
+        "a temporary file younger than an hour is kept"
+    );
+    assert!(other.exists(), "only temporary tables are removed");
+    // The tables it wrote went through temporary files of their own, none left.
+    let names: Vec<String> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp") && n != "KKvK.dtb.tmpAb12Cd")
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+    // Tables are as readable as any file the user makes there (tempfile's default is 0600).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            mode(&folder.join("MvM.dtb")),
+            mode(&other),
+            "a table's permissions"
+        );
+    }
+}
+
 /// `atlas report --db DIR/index.html --out DIR`: a database named as a page of its report is
 /// refused before the report is written, and stays a database. Before, the report's
 /// `index.html` replaced it, exit 0: the games were lost.

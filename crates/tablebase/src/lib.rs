@@ -46,7 +46,9 @@ pub use material::{Material, MaterialError};
 pub use memory::{set_needs, slice_needs, solve_bytes, Needs};
 pub use probe::{MoveProbe, Tablebase};
 pub use solve::{drawn_by_material, Progress};
-pub use store::{default_dir, table_path, variant_hash};
+pub use store::{
+    default_dir, remove_stale_temporaries, table_path, variant_hash, STALE_TEMPORARY_AGE,
+};
 pub use value::{Probe, Value};
 pub use verify::{search, verify, VerifyReport};
 

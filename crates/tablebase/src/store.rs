@@ -4,8 +4,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use damspel_rules::{Bits, Rules, Variant};
 use xxhash_rust::xxh3::xxh3_64;
@@ -74,10 +73,11 @@ pub fn table_path(dir: &Path, variant: &Variant, material: Material) -> PathBuf 
     variant_dir(dir, variant).join(format!("{material}.{EXTENSION}"))
 }
 
-/// Writes a table: to a temporary file of its own first, on disk (synced), then renamed, so a
-/// reader never sees half a file, even after a crash. A write that fails (a full disk, a file
-/// size limit) removes its temporary file: left behind, each retry's would hold more of the
-/// space that was missing.
+/// Writes a table: to a temporary file of its own first (tempfile's: a random name beside the
+/// table, created exclusively, so builders on several machines or containers sharing a folder
+/// never write one file), synced to disk, then renamed, so a reader never sees half a file,
+/// even after a crash. A write that fails (a full disk, a file size limit) removes its
+/// temporary file: left behind, each retry's would hold more of the space that was missing.
 pub fn write_table<B: Bits>(
     dir: &Path,
     rules: &Rules<B>,
@@ -88,40 +88,73 @@ pub fn write_table<B: Bits>(
     let folder = path.parent().expect("a table path has a folder");
     fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
     let bytes = encode(variant_hash(rules.variant()), material, codes);
-    let (tmp, mut file) = create_temporary(&path)?;
-    let written = file
-        .write_all(&bytes)
-        .and_then(|()| file.sync_all())
-        .map_err(|e| Error::io(&tmp, e))
-        .and_then(|()| fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e)));
-    if written.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    written.map(|()| path)
+    let prefix = format!("{material}.{EXTENSION}{TEMPORARY}");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    // A table is as readable as any file this process makes (tempfile's own default is
+    // 0600, which would hide the tables from the other users of a shared folder).
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut file = builder
+        .tempfile_in(folder)
+        .map_err(|e| Error::io(folder, e))?;
+    file.write_all(&bytes)
+        .and_then(|()| file.as_file().sync_all())
+        .map_err(|e| Error::io(file.path(), e))?;
+    // On failure the temporary file is removed as it is dropped.
+    file.persist(&path).map_err(|e| Error::io(&path, e.error))?;
+    Ok(path)
 }
 
-/// A new file beside `path` that no other writer has: the process id alone is not enough
-/// where several machines (a cluster's shared folder) or containers (each its own process 1)
-/// build into one folder, and two writers of one temporary file could rename a half-written
-/// table into place.
-fn create_temporary(path: &Path) -> Result<(PathBuf, fs::File), Error> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    loop {
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = path.with_extension(format!("{EXTENSION}.tmp{}-{nanos}-{n}", std::process::id()));
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(file) => return Ok((tmp, file)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(Error::io(&tmp, e)),
+/// What a table's temporary file has after `.dtb` in its name (`KMvK.dtb.tmpXXXXXX`).
+const TEMPORARY: &str = ".tmp";
+
+/// How old a temporary table file must be to be taken for one a killed build left. A writer
+/// makes its temporary file only once the table is solved and writes it in one go, so its
+/// file changes or is renamed within seconds; an hour leaves room for the slowest shared disk.
+pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(3600);
+
+/// Removes the temporary table files in a variant's folder that no writer has touched for
+/// `age`: those a build killed while writing (`kill -9`, a node lost) left behind. A live
+/// writer's file, on this machine or another sharing the folder, is younger and stays.
+/// Returns the files removed; a folder that does not exist has none.
+pub fn remove_stale_temporaries(
+    dir: &Path,
+    variant: &Variant,
+    age: Duration,
+) -> Result<Vec<PathBuf>, Error> {
+    let folder = variant_dir(dir, variant);
+    let entries = match fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&folder, e)),
+    };
+    let marker = format!(".{EXTENSION}{TEMPORARY}");
+    let now = SystemTime::now();
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(&folder, e))?;
+        if !entry.file_name().to_string_lossy().contains(&marker) {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(meta) = entry.metadata() else { continue };
+        let idle = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .unwrap_or(Duration::ZERO);
+        if meta.is_file() && idle >= age {
+            match fs::remove_file(&path) {
+                Ok(()) => removed.push(path),
+                // Another builder removed it first.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&path, e)),
+            }
         }
     }
+    removed.sort();
+    Ok(removed)
 }
 
 /// Reads and checks a table file whole: its header and every code.

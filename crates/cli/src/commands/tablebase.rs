@@ -11,8 +11,9 @@ use clap::Subcommand;
 use damspel_notation::{format_all, sort_for_reading, write_fen};
 use damspel_rules::{with_rules, Bits, Catalogue, Color, Duplicates, Rules};
 use damspel_tablebase::{
-    build, build_slice, default_dir, drawn_by_material, plan, set_needs, slice_needs, verify,
-    Indexer, Material, Needs, Probe, Progress, Tablebase, Value,
+    build, build_slice, default_dir, drawn_by_material, plan, remove_stale_temporaries, set_needs,
+    slice_needs, verify, Indexer, Material, Needs, Probe, Progress, Tablebase, Value,
+    STALE_TEMPORARY_AGE,
 };
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -195,6 +196,22 @@ fn run_build<B: Bits>(
     };
     if let (Some(needs), Some(usable)) = (needs, crate::machine::usable_memory_bytes()) {
         check_memory(rules, pieces, material.is_some(), &needs, usable)?;
+    }
+    // A build killed while writing a table (kill -9, a lost node) left its temporary file;
+    // the next build in the folder clears those no writer has touched for an hour.
+    let stale = remove_stale_temporaries(dir, rules.variant(), STALE_TEMPORARY_AGE)?;
+    if !stale.is_empty() {
+        let names: Vec<String> = stale
+            .iter()
+            .filter_map(|p| p.file_name())
+            .map(|n| crate::files::printable(&n.to_string_lossy()))
+            .collect();
+        eprintln!(
+            "removed {} temporary file{} left by a build that was stopped while writing: {}",
+            names.len(),
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        );
     }
     let bar = ProgressBar::new(0);
     bar.set_style(

@@ -19,7 +19,8 @@
 //!
 //! The peer forfeits when it sends an illegal or malformed move (we then end the game with a
 //! GAMEEND), ends the game itself before the rules do, breaks the protocol, closes the
-//! connection, or does not answer within [`DxpConfig::move_timeout`].
+//! connection, or does not answer within [`DxpConfig::move_timeout`], or uses up its time for
+//! the game ([`DxpConfig::peer_clock`]).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -372,6 +373,31 @@ impl From<LinkError> for DxpError {
     }
 }
 
+/// A peer's thinking time for a whole game: `time`, and `increment` more for each move it has
+/// made. Our measure of its time holds the network's delays, hence the margins of
+/// [`PeerClock::for_minutes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PeerClock {
+    pub time: Duration,
+    pub increment: Duration,
+}
+
+impl PeerClock {
+    /// The clock of a game whose GAMEREQ states `minutes` a side: those minutes and a minute
+    /// more, and a second more for each move.
+    pub fn for_minutes(minutes: u16) -> PeerClock {
+        PeerClock {
+            time: Duration::from_secs(u64::from(minutes) * 60 + 60),
+            increment: Duration::from_secs(1),
+        }
+    }
+
+    /// How long the peer may take for its next move, having used `used` on its `moves` moves.
+    pub fn left(&self, used: Duration, moves: u32) -> Duration {
+        (self.time + self.increment * moves).saturating_sub(used)
+    }
+}
+
 /// The settings of a DXP player.
 #[derive(Clone, Debug)]
 pub struct DxpConfig {
@@ -383,6 +409,9 @@ pub struct DxpConfig {
     pub moves: u16,
     /// How long the peer may take for a move (or an answer); then it forfeits.
     pub move_timeout: Duration,
+    /// The peer's time for the whole game, counted over its moves (None: each move is bounded
+    /// by `move_timeout` alone); it forfeits when it is used up.
+    pub peer_clock: Option<PeerClock>,
 }
 
 impl Default for DxpConfig {
@@ -392,6 +421,7 @@ impl Default for DxpConfig {
             minutes: 10,
             moves: 0,
             move_timeout: Duration::from_secs(60),
+            peer_clock: None,
         }
     }
 }
@@ -411,6 +441,9 @@ struct Session<B: Bits> {
     peer: Color,
     /// When the peer's last message came (the time of our next move counts from there).
     since: Instant,
+    /// The time the peer took on its moves of this game so far, and how many it made.
+    peer_used: Duration,
+    peer_moves: u32,
     /// GAMEENDs exchanged so far, in order, with who sent them (true: the peer).
     ends: Vec<(bool, GameEnd)>,
     /// The connection can no longer be trusted (protocol error, bad data, closed).
@@ -608,6 +641,8 @@ impl<B: Bits> DxpPlayer<B> {
             offset,
             peer,
             since: Instant::now(),
+            peer_used: Duration::ZERO,
+            peer_moves: 0,
             ends: Vec::new(),
             broken: false,
         });
@@ -682,6 +717,8 @@ impl<B: Bits> DxpPlayer<B> {
             offset: 0,
             peer,
             since: Instant::now(),
+            peer_used: Duration::ZERO,
+            peer_moves: 0,
             ends: Vec::new(),
             broken: false,
         });
@@ -875,14 +912,28 @@ impl<B: Bits> DxpPlayer<B> {
 
     /// The peer's move, once our side's moves are sent.
     fn receive_move(&mut self) -> Result<Move<B>, Forfeit> {
-        // One deadline for the move, which chat and take-back requests do not push back.
-        let deadline = Deadline::after(self.config.move_timeout);
+        // One deadline for the move, which chat and take-back requests do not push back: the
+        // move's bound, or what is left of the peer's time for the game if that is less.
+        let began = Instant::now();
+        let s = self.session.as_ref().expect("a session");
+        let left = self
+            .config
+            .peer_clock
+            .map(|clock| (clock, clock.left(s.peer_used, s.peer_moves)))
+            .filter(|&(_, left)| left < self.config.move_timeout);
+        let deadline = Deadline::after(left.map_or(self.config.move_timeout, |(_, l)| l));
         loop {
             let message = match self.conn.receive_by(Some(deadline)) {
                 Ok(m) => m,
                 Err(LinkError::TimedOut(t)) => {
                     self.session.as_mut().expect("a session").broken = true;
-                    return Err(Forfeit::TimedOut(t));
+                    return Err(match left {
+                        Some((clock, _)) => Forfeit::OutOfTime {
+                            time: clock.time,
+                            increment: clock.increment,
+                        },
+                        None => Forfeit::TimedOut(t),
+                    });
                 }
                 Err(e) if e.is_malformed() => {
                     let why = e.to_string();
@@ -902,6 +953,8 @@ impl<B: Bits> DxpPlayer<B> {
                         Ok(mv) => {
                             s.game.play_unchecked(&mv);
                             s.since = Instant::now();
+                            s.peer_used += began.elapsed();
+                            s.peer_moves += 1;
                             Ok(mv)
                         }
                         Err(e) => {
@@ -1157,6 +1210,64 @@ mod tests {
         );
         assert!(start.elapsed() < Duration::from_secs(3));
         assert!(!end.complete);
+        drop(dxp);
+        peer.join().unwrap();
+    }
+
+    /// With a clock for the game, a peer that takes 200 ms a move, well within each move's
+    /// bound of 5 s, loses on time at the move that passes its 500 ms for the game (its third).
+    /// Before, each move was bounded alone: such a peer could take the whole bound on every
+    /// move of a game.
+    #[test]
+    fn the_peers_time_is_counted_over_the_game() {
+        let (addr, peer) = fake_peer(|conn| {
+            let rules = rules();
+            let geometry = rules.variant().geometry.clone();
+            let mut game = Game::new(rules);
+            loop {
+                if game.position().side_to_move() == Color::White {
+                    std::thread::sleep(Duration::from_millis(200));
+                    let mv = game.legal_moves()[0];
+                    if conn
+                        .send(&Message::Move(dxp::encode_move(&geometry, &mv, 0)))
+                        .is_err()
+                    {
+                        return;
+                    }
+                    game.play_unchecked(&mv);
+                } else {
+                    let Ok(Message::Move(m)) = conn.receive(Some(Duration::from_secs(5))) else {
+                        return;
+                    };
+                    let mv = dxp::decode_move(&geometry, &game.legal_moves(), &m).unwrap();
+                    game.play_unchecked(&mv);
+                }
+            }
+        });
+        let rules = rules();
+        let clock = PeerClock {
+            time: Duration::from_millis(500),
+            increment: Duration::ZERO,
+        };
+        let config = DxpConfig {
+            peer_clock: Some(clock),
+            ..config(5000)
+        };
+        let mut dxp = DxpPlayer::connect(rules.clone(), addr, config).unwrap();
+        dxp.start(Color::White, &[]).unwrap();
+        let record = play_game(&rules, &mut dxp, &mut RandomPlayer::new(1), &[], 100);
+        assert!(
+            matches!(
+                record.ending,
+                Ending::Forfeit {
+                    loser: Color::White,
+                    reason: Forfeit::OutOfTime { time, .. }
+                } if time == clock.time
+            ),
+            "{:?}",
+            record.ending
+        );
+        assert_eq!(record.moves.len(), 4, "two moves each, then the third lost on time");
         drop(dxp);
         peer.join().unwrap();
     }

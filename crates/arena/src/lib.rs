@@ -14,7 +14,8 @@ pub mod stats;
 
 pub use dxp_match::DxpMatchPlayer;
 pub use dxp_player::{
-    Deadline, DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError, MESSAGE_GAP,
+    Deadline, DxpConfig, DxpConnection, DxpError, DxpGameEnd, DxpPlayer, LinkError, PeerClock,
+    MESSAGE_GAP,
 };
 pub use game::{play_game, Ending, GameRecord};
 pub use hub_player::HubPlayer;

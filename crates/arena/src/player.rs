@@ -17,6 +17,11 @@ use crate::game::GameRecord;
 pub enum Forfeit {
     Crashed(String),
     TimedOut(Duration),
+    /// Used up its time for the whole game (`time`, and `increment` more a move).
+    OutOfTime {
+        time: Duration,
+        increment: Duration,
+    },
     IllegalMove(String),
 }
 
@@ -25,6 +30,12 @@ impl fmt::Display for Forfeit {
         match self {
             Forfeit::Crashed(why) => write!(f, "engine failure: {why}"),
             Forfeit::TimedOut(t) => write!(f, "no move within {:.1} s", t.as_secs_f64()),
+            Forfeit::OutOfTime { time, increment } => write!(
+                f,
+                "used up its time for the game ({:.1} s, and {:.1} s more a move)",
+                time.as_secs_f64(),
+                increment.as_secs_f64()
+            ),
             Forfeit::IllegalMove(m) => write!(f, "illegal move {m}"),
         }
     }

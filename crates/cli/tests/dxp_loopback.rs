@@ -37,6 +37,7 @@ fn config() -> DxpConfig {
         minutes: 1,
         moves: 0,
         move_timeout: Duration::from_secs(10),
+        peer_clock: None,
     }
 }
 

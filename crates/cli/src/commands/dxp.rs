@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use damspel_arena::{Deadline, DxpConnection, LinkError};
+use damspel_arena::{Deadline, DxpConnection, LinkError, PeerClock};
 use damspel_engine::{Clock, Engine, Limits, Silent};
 use damspel_notation::format_move;
 use damspel_protocol::dxp::{
@@ -59,10 +59,6 @@ const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 const FAULT_TIMEOUT: Duration = Duration::from_secs(2);
 /// How long the listener waits after failing to take a connection before it tries again.
 const ACCEPT_RETRY: Duration = Duration::from_millis(100);
-/// Beyond its thinking time for the whole game, the time a peer may take in all: a minute,
-/// and a second for each of its moves (our measure of its time holds the network's delays).
-const PEER_MARGIN: Duration = Duration::from_secs(60);
-const PEER_MARGIN_PER_MOVE: Duration = Duration::from_secs(1);
 /// The most lines a connection logs about messages that do not advance the game (chat,
 /// take-back requests, a BACKREQ or GAMEEND outside a game): a peer may send them without end.
 const MAX_ASIDES: u64 = 100;
@@ -524,7 +520,7 @@ impl<B: Bits> Endpoint<B> {
             let (_, deadline) = *peer_turn.get_or_insert_with(|| {
                 let allowed = match terms.minutes {
                     0 => idle,
-                    m => peer_time_left(m, peer_used, peer_moves),
+                    m => PeerClock::for_minutes(m).left(peer_used, peer_moves),
                 };
                 (Instant::now(), Deadline::after(allowed))
             });
@@ -538,11 +534,15 @@ impl<B: Bits> Endpoint<B> {
                     )))
                 }
                 Err(LinkError::TimedOut(_)) => {
+                    // What the clock gives beyond the stated minutes.
+                    let clock = PeerClock::for_minutes(terms.minutes);
+                    let margin = clock.time + clock.increment * peer_moves
+                        - Duration::from_secs(u64::from(terms.minutes) * 60);
                     return Err(self.abandon(format!(
                         "the peer has used up its thinking time for the game ({} min, with {} s of margin)",
                         terms.minutes,
-                        (PEER_MARGIN + PEER_MARGIN_PER_MOVE * peer_moves).as_secs()
-                    )))
+                        margin.as_secs()
+                    )));
                 }
                 Err(LinkError::Closed) => bail!(
                     "the peer closed the connection during the game (after {} plies)",
@@ -783,13 +783,6 @@ pub(crate) fn proposed_minutes(time: Option<f64>) -> u16 {
     time.map_or(10, |t| (t * 75.0 / 60.0).ceil().clamp(1.0, 999.0) as u16)
 }
 
-/// How long the peer may take for its next move in a game of `minutes` for each side: what is
-/// left of its time, and the margin.
-fn peer_time_left(minutes: u16, used: Duration, moves: u32) -> Duration {
-    let total = Duration::from_secs(minutes as u64 * 60) + PEER_MARGIN;
-    (total + PEER_MARGIN_PER_MOVE * moves).saturating_sub(used)
-}
-
 /// `12. 32-28 (peer)` or `12... 19-23 (damspel)`: the move about to be played in `game`.
 fn ply_line<B: Bits>(game: &Game<B>, start_side: Color, text: &str, who: &str) -> String {
     let absolute = game.moves().len() + usize::from(start_side == Color::Black);
@@ -810,10 +803,11 @@ mod tests {
     fn the_peer_has_its_time_for_the_whole_game_and_a_margin() {
         let s = Duration::from_secs;
         // 1 minute a side, a minute of margin, a second for each move made.
-        assert_eq!(super::peer_time_left(1, s(0), 0), s(120));
-        assert_eq!(super::peer_time_left(1, s(50), 10), s(80));
-        assert_eq!(super::peer_time_left(1, s(130), 10), s(0));
-        assert_eq!(super::peer_time_left(1, s(500), 10), s(0));
+        let clock = damspel_arena::PeerClock::for_minutes(1);
+        assert_eq!(clock.left(s(0), 0), s(120));
+        assert_eq!(clock.left(s(50), 10), s(80));
+        assert_eq!(clock.left(s(130), 10), s(0));
+        assert_eq!(clock.left(s(500), 10), s(0));
     }
 
     #[test]

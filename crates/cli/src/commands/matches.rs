@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use damspel_arena::{
     random_openings, read_openings, run_match, DxpConfig, DxpMatchPlayer, EnginePlayer, Finished,
-    HubPlayer, MatchConfig, Player, PlayerFactory, RandomPlayer,
+    HubPlayer, MatchConfig, PeerClock, Player, PlayerFactory, RandomPlayer,
 };
 use damspel_engine::{Level, Limits, Weights};
 use damspel_notation::pdn::{GameResult, PdnGame};
@@ -215,14 +215,16 @@ fn factory<B: Bits>(
         Spec::Dxp { addr } => {
             damspel_protocol::dxp::check_variant(rules.variant())
                 .map_err(|e| anyhow::anyhow!("dxp:{addr}: {e}"))?;
-            // The thinking time `damspel dxp --connect` proposes; the peer may take all of it,
-            // and a minute more.
+            // The thinking time `damspel dxp --connect` proposes, counted over the game as
+            // `damspel dxp` counts it; no move may take longer than all of it.
             let minutes = super::dxp::proposed_minutes(args.time);
+            let clock = PeerClock::for_minutes(minutes);
             let config = DxpConfig {
                 name: format!("Damspel {}", env!("CARGO_PKG_VERSION")),
                 minutes,
                 moves: 0,
-                move_timeout: Duration::from_secs(minutes as u64 * 60 + 60),
+                move_timeout: clock.time,
+                peer_clock: Some(clock),
             };
             let rules = rules.clone();
             Arc::new(move |_| {

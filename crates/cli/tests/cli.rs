@@ -630,6 +630,21 @@ fn a_match_takes_engine_levels() {
             stderr(&out)
         );
     }
+    // A depth beside a level below 8 was ignored without a word (the level's own depth).
+    let out = damspel(&[
+        "match",
+        "turkish",
+        "--engine",
+        "damspel:level=3,depth=5",
+        "--engine",
+        "random",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("depth= is for level 8"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

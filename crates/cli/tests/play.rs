@@ -265,6 +265,11 @@ fn bad_arguments_give_one_line_and_fail() {
         ),
         (vec!["turkish", "--time", "0"], "from 0.001 to 86400"),
         (vec!["no-such-variant"], "unknown variant"),
+        // Levels 1 to 7 search to depths of their own: a depth given beside one was ignored.
+        (
+            vec!["turkish", "--level", "3", "--depth", "5"],
+            "--depth is for level 8 (full strength)",
+        ),
     ] {
         let run = play(&args, b"");
         assert!(!run.ok, "{args:?} succeeded");
@@ -360,4 +365,50 @@ fn play_takes_a_level() {
         assert!(!run.ok);
         assert!(run.stderr.contains("1 to 8"), "{}", run.stderr);
     }
+}
+
+/// The result at the game's end is written as the saved PDN writes it, in the variant's own
+/// convention (docs/pdn.md; CheckerBoard's for American checkers, where `1-0` is a win for
+/// Black, the first player). Before, `play american` said "(0-1)" for Black's win while the
+/// file it saved said `1-0`.
+#[test]
+fn the_result_is_written_in_the_variants_convention() {
+    let scratch = scratch("play-american");
+    let file = scratch.path().join("won.pdn");
+    let save = format!("save {}\nquit\n", file.display());
+    // Black (the human, who moves first in American checkers) takes White's last man.
+    let run = play(
+        &["american", "--depth", "1", "--color", "black", "--fen", "B:W18:B14"],
+        format!("14x23\n{save}").as_bytes(),
+    );
+    assert!(run.ok, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("Game over: black wins: white has no pieces left (1-0). You win!"),
+        "{}",
+        run.stdout
+    );
+    let pdn = std::fs::read_to_string(&file).unwrap();
+    assert!(pdn.contains("[Result \"1-0\"]"), "{pdn}");
+    // International scores out of two.
+    let run = play(
+        &["international", "--depth", "1", "--fen", "W:W28:B23"],
+        b"28x19\nquit\n",
+    );
+    assert!(
+        run.stdout
+            .contains("Game over: white wins: black has no pieces left (2-0). You win!"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// Lines read from a pipe are echoed as a transcript with their control characters shown as
+/// `?`: a file of moves holding an escape sequence cleared the screen.
+#[test]
+fn an_echoed_line_sends_no_control_character_to_the_terminal() {
+    let run = play(&["turkish", "--depth", "1"], b"\x01\x1b[2J\nquit\n");
+    assert!(run.ok, "{}", run.stderr);
+    assert!(!run.stdout.contains('\x1b'), "{:?}", run.stdout);
+    assert!(run.stdout.contains("??[2J"), "{:?}", run.stdout);
 }

@@ -147,8 +147,11 @@ impl TimeControl {
             && self.minutes >= least - 1e-9
             && self.minutes <= MAX_MINUTES)
         {
+            // Rounded up, so that the figure the message gives is itself accepted (0.0083,
+            // half a second rounded down, is not).
+            let shown = (least * 1e5).ceil() / 1e5;
             return Err(ApiError::unprocessable(format!(
-                "clock minutes must be from {least:.4} (half a second) to {MAX_MINUTES}, not {}",
+                "clock minutes must be from {shown} (half a second) to {MAX_MINUTES}, not {}",
                 Quoted(self.minutes)
             )));
         }

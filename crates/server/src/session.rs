@@ -359,7 +359,7 @@ pub fn open(
     let t = meta.engine_time;
     if !(t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME) {
         return Err(ApiError::unprocessable(format!(
-            "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {}",
+            "engine_time must be more than 0 and at most {MAX_ENGINE_TIME} seconds, not {}",
             Quoted(t)
         )));
     }

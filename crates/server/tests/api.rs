@@ -380,6 +380,17 @@ async fn the_tablebase_verdict_of_a_position() {
         "{hint} not in {fastest:?}"
     );
     assert_eq!(hint["score"], json!({ "win_in": probe.distance }), "{hint}");
+    // A time of 0 is refused with a message that does not allow it ("between 0 and 10, not
+    // 0", it said).
+    let (status, refused) = post(
+        &c,
+        &server.url(&format!("/api/games/{id}/hint")),
+        json!({"time": 0}),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    let error = refused["error"].as_str().unwrap();
+    assert!(error.starts_with("time must be more than 0 and at most"), "{error}");
 
     // The start position is beyond the tables; a bad FEN is a 422, a missing field a 400.
     let (status, r) = get(

@@ -750,6 +750,15 @@ async fn bad_friend_requests_get_clear_errors() {
         assert_eq!(status, 422, "{body}: {answer}");
         assert!(answer["error"].is_string());
     }
+    // The least clock the message gives is itself accepted: it said "from 0.0083", and
+    // refused 0.0083 (half a second is 0.008333... minutes).
+    let clock = |minutes: f64| json!({"variant": "turkish", "black": "human", "clock": {"minutes": minutes}});
+    let (status, answer) = post_as(&c, &s.url("/api/games"), None, clock(0.0083)).await;
+    assert_eq!(status, 422, "{answer}");
+    let error = answer["error"].as_str().unwrap();
+    assert!(error.contains("from 0.00834 (half a second)"), "{error}");
+    let (status, answer) = post_as(&c, &s.url("/api/games"), None, clock(0.00834)).await;
+    assert_eq!(status, 201, "{answer}");
     let (status, _) = post_as(
         &c,
         &s.url("/api/games/nosuchgame/join"),

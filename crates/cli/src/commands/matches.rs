@@ -142,6 +142,10 @@ pub fn parse_spec(text: &str) -> Result<Spec> {
                     }
                 }
             }
+            if depth.is_some() && level.is_some_and(|l| l < Level::FULL) {
+                // It would be ignored: a level below 8 searches to its own depth.
+                bail!("depth= is for level 8 (full strength); levels 1 to 7 search to depths of their own")
+            }
             Ok(Spec::Damspel {
                 depth,
                 level,

@@ -11,7 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Result};
 use damspel_engine::{Engine, Info, Level, Limits, Silent};
-use damspel_notation::pdn::{GameResult, PdnGame};
+use damspel_notation::pdn::{write_result, GameResult, PdnGame};
 use damspel_notation::{
     format_all, format_detail, full_path, parse_move, quoted, sort_for_reading, write_fen,
     MoveTextError,
@@ -25,6 +25,7 @@ use damspel_rules::{
 
 use super::analyze::{limits, line_notation, score_text};
 use crate::board_view::BoardView;
+use crate::files::printable;
 
 pub struct Args<'a> {
     pub id: &'a str,
@@ -50,6 +51,10 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
         None => Color::White,
         Some(text) => parse_color(text)?,
     };
+    if args.depth.is_some() && args.level.is_some_and(|l| l < Level::FULL) {
+        // It would be ignored: a level below 8 searches to its own depth.
+        bail!("--depth is for level 8 (full strength); levels 1 to 7 search to depths of their own");
+    }
     let time = match (args.time, args.depth) {
         (None, None) => Some(DEFAULT_SECONDS),
         (time, _) => time,
@@ -228,8 +233,9 @@ impl<B: Bits> Session<B> {
             };
             let line = text.trim();
             if self.echo {
-                // The transcript shows what was typed; a long line (up to the bound) is cut.
-                writeln!(out(), "{}", quoted(line))?;
+                // The transcript shows what was typed; a long line (up to the bound) is cut,
+                // and a control character (an escape sequence in a piped file) shown as `?`.
+                writeln!(out(), "{}", printable(&quoted(line)))?;
             }
             if let Next::Quit = self.command(line)? {
                 writeln!(out(), "Goodbye.")?;
@@ -469,8 +475,13 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
                 .unwrap_or_default(),
         };
         match std::fs::write(path, pdn.to_pdn()) {
-            Ok(()) => writeln!(out(), "Game saved to {path} ({}).", self.length())?,
-            Err(e) => writeln!(out(), "Cannot write {}: {e}", quoted(path))?,
+            Ok(()) => writeln!(
+                out(),
+                "Game saved to {} ({}).",
+                printable(path),
+                self.length()
+            )?,
+            Err(e) => writeln!(out(), "Cannot write {}: {e}", printable(&quoted(path)))?,
         }
         Ok(())
     }
@@ -692,12 +703,14 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
             Outcome::Win { .. } => "Damspel wins.",
             Outcome::Draw(_) => "A draw.",
         };
+        // The result as the saved PDN writes it: `1-0` is Black's win in American checkers,
+        // and International scores out of two.
+        let result = write_result(
+            self.rules.variant(),
+            GameResult::from_outcome(Some(&outcome)),
+        );
         let mut o = out();
-        writeln!(
-            o,
-            "Game over: {outcome} ({}). {verdict}",
-            outcome.result_text()
-        )?;
+        writeln!(o, "Game over: {outcome} ({result}). {verdict}")?;
         writeln!(
             o,
             "Type `save FILE` to keep the game, `undo` to take back your move, or `quit`."

@@ -80,7 +80,7 @@ async fn think(
             Some(t) if t.is_finite() && t > 0.0 && t <= wanted.max_time => t,
             Some(t) => {
                 return Err(ApiError::unprocessable(format!(
-                    "time must be between 0 and {} seconds, not {}",
+                    "time must be more than 0 and at most {} seconds, not {}",
                     wanted.max_time,
                     Quoted(t)
                 )))

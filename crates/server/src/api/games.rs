@@ -44,7 +44,7 @@ fn engine_time(t: Option<f64>) -> AppResult<f64> {
         None => Ok(1.0),
         Some(t) if t.is_finite() && t > 0.0 && t <= MAX_ENGINE_TIME => Ok(t),
         Some(t) => Err(ApiError::unprocessable(format!(
-            "engine_time must be between 0 and {MAX_ENGINE_TIME} seconds, not {}",
+            "engine_time must be more than 0 and at most {MAX_ENGINE_TIME} seconds, not {}",
             Quoted(t)
         ))),
     }

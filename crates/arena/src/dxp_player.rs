@@ -1267,7 +1267,11 @@ mod tests {
             "{:?}",
             record.ending
         );
-        assert_eq!(record.moves.len(), 4, "two moves each, then the third lost on time");
+        assert_eq!(
+            record.moves.len(),
+            4,
+            "two moves each, then the third lost on time"
+        );
         drop(dxp);
         peer.join().unwrap();
     }

@@ -378,7 +378,15 @@ fn the_result_is_written_in_the_variants_convention() {
     let save = format!("save {}\nquit\n", file.display());
     // Black (the human, who moves first in American checkers) takes White's last man.
     let run = play(
-        &["american", "--depth", "1", "--color", "black", "--fen", "B:W18:B14"],
+        &[
+            "american",
+            "--depth",
+            "1",
+            "--color",
+            "black",
+            "--fen",
+            "B:W18:B14",
+        ],
         format!("14x23\n{save}").as_bytes(),
     );
     assert!(run.ok, "{}", run.stderr);

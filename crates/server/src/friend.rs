@@ -217,15 +217,20 @@ impl Clock {
 
     /// The main line grew from `before` to `after` plies and `to_move` is now on move: the
     /// mover's thinking time is taken off, the increment added, and the other clock started.
-    /// The clock starts with the first move (a friend may still be joining before it).
+    /// The clock starts with the first move (a friend may still be joining before it): that
+    /// move is charged nothing, but gets its increment as every move does (Fischer's rule),
+    /// or the side moving first would play the whole game one increment short.
     pub fn moved(&mut self, before: usize, after: usize, to_move: Color, now: u64) {
         if after <= before {
             return;
         }
-        if let (Some(side), Some(since)) = (self.running, self.since) {
-            let spent = now.saturating_sub(since) as i64;
-            let inc = self.increment_ms as i64;
-            *self.left_mut(side) += inc - spent;
+        let inc = self.increment_ms as i64;
+        match (self.running, self.since) {
+            (Some(side), Some(since)) => {
+                let spent = now.saturating_sub(since) as i64;
+                *self.left_mut(side) += inc - spent;
+            }
+            _ => *self.left_mut((!to_move).into()) += inc,
         }
         self.after.truncate(before);
         while self.after.len() < after {
@@ -428,14 +433,15 @@ mod tests {
         }
         .clock()
         .unwrap();
-        // The first move starts the clock without charging anyone.
+        // The first move starts the clock without charging anyone, and gets its increment
+        // as every move does (it got none before: White played the game 2 s short).
         c.moved(0, 1, Color::Black, 1_000);
-        assert_eq!((c.white_ms, c.black_ms), (60_000, 60_000));
+        assert_eq!((c.white_ms, c.black_ms), (62_000, 60_000));
         c.moved(1, 2, Color::White, 6_000);
         assert_eq!(c.black_ms, 60_000 - 5_000 + 2_000);
-        assert_eq!(c.after, vec![[60_000, 60_000], [60_000, 57_000]]);
-        assert_eq!(c.flagged(6_000 + 59_999), None);
-        assert_eq!(c.flagged(6_000 + 60_000), Some(Side::White));
+        assert_eq!(c.after, vec![[62_000, 60_000], [62_000, 57_000]]);
+        assert_eq!(c.flagged(6_000 + 61_999), None);
+        assert_eq!(c.flagged(6_000 + 62_000), Some(Side::White));
     }
 
     #[test]

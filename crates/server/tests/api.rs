@@ -390,7 +390,10 @@ async fn the_tablebase_verdict_of_a_position() {
     .await;
     assert_eq!(status, 422, "{refused}");
     let error = refused["error"].as_str().unwrap();
-    assert!(error.starts_with("time must be more than 0 and at most"), "{error}");
+    assert!(
+        error.starts_with("time must be more than 0 and at most"),
+        "{error}"
+    );
 
     // The start position is beyond the tables; a bad FEN is a 422, a missing field a 400.
     let (status, r) = get(

@@ -53,7 +53,9 @@ pub fn run(catalogue: &Catalogue, args: &Args) -> Result<()> {
     };
     if args.depth.is_some() && args.level.is_some_and(|l| l < Level::FULL) {
         // It would be ignored: a level below 8 searches to its own depth.
-        bail!("--depth is for level 8 (full strength); levels 1 to 7 search to depths of their own");
+        bail!(
+            "--depth is for level 8 (full strength); levels 1 to 7 search to depths of their own"
+        );
     }
     let time = match (args.time, args.depth) {
         (None, None) => Some(DEFAULT_SECONDS),

@@ -595,7 +595,7 @@ impl<'a> Parser<'a> {
             ));
         }
         self.flush()?;
-        let text = text.to_string();
+        let text = unwrapped(text);
         self.line().items.push(Item::Comment { text });
         self.i = at + close + 1;
         Ok(())
@@ -994,6 +994,40 @@ fn read_tag(text: &str, at: usize, game: &mut PdnRead) -> Result<usize, PdnError
     Ok(i + 1)
 }
 
+/// A comment's text with each line break, and the blanks around it, read as one space: writers
+/// (ours, and the PDN standard's export format) wrap move text at 80 columns, comments
+/// included, so a break inside a comment is where a line was full, not a word of the comment.
+/// Read as written, a long comment came back from its own export with line breaks for spaces.
+fn unwrapped(text: &str) -> String {
+    if !text.contains(['\n', '\r']) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut blanks = String::new();
+    let mut broken = false;
+    for c in text.chars() {
+        match c {
+            ' ' | '\t' => blanks.push(c),
+            '\n' | '\r' => broken = true,
+            _ => {
+                if broken {
+                    out.push(' ');
+                } else {
+                    out.push_str(&blanks);
+                }
+                blanks.clear();
+                broken = false;
+                out.push(c);
+            }
+        }
+    }
+    if broken {
+        out.push(' ');
+    } else {
+        out.push_str(&blanks);
+    }
+    out
+}
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1016,6 +1050,24 @@ mod tests {
         assert!(read_game("1. 32-28 {open").is_err());
         assert!(read_game("1. 32-28 (19-23").is_err());
         assert!(read_game("1. 32-28 é4").is_err());
+    }
+
+    /// A line break in a comment is where a writer wrapped the move text: read as a space, so
+    /// a long comment comes back from its own export as it was. Blanks elsewhere are kept.
+    #[test]
+    fn a_comment_wrapped_over_lines_reads_as_one_line() {
+        for (written, read) in [
+            ("the quick\nbrown fox", "the quick brown fox"),
+            ("the quick \r\n  brown\n\nfox ", "the quick brown fox "),
+            ("two  spaces\tand a tab", "two  spaces\tand a tab"),
+            ("\nat the ends\n", " at the ends "),
+        ] {
+            let g = read_game(&format!("1. 32-28 {{{written}}} 19-23 *")).unwrap();
+            let Item::Comment { text } = &g.tree.items[1] else {
+                panic!("{:?}", g.tree)
+            };
+            assert_eq!(text, read, "{written:?}");
+        }
     }
 
     #[test]

@@ -107,13 +107,17 @@ impl Catalogue {
                 ));
             }
             let table: toml::Table = toml::from_str(text)
-                .map_err(|e| VariantError::new(file, None, e.to_string().trim()))?;
+                .map_err(|e| VariantError::new(file, None, toml_error(text, &e)))?;
             let id = match table.get("id") {
                 Some(toml::Value::String(id)) => id.clone(),
                 Some(_) => return Err(VariantError::new(file, Some("id"), "must be a string")),
                 None => return Err(VariantError::new(file, Some("id"), "missing")),
             };
             if let Some(existing) = self.entries.iter().find(|e| e.id == id) {
+                if existing.file == *file && existing.table == table {
+                    // The same file given twice (`--variant-file a.toml --variant-file a.toml`).
+                    continue;
+                }
                 return Err(VariantError::new(
                     file,
                     Some("id"),
@@ -137,11 +141,16 @@ impl Catalogue {
                 Some(v) => v.clone(),
                 None => self.resolve(i)?,
             };
-            for name in std::iter::once(&variant.id).chain(&variant.aliases) {
+            for (i, name) in std::iter::once(&variant.id)
+                .chain(&variant.aliases)
+                .enumerate()
+            {
                 if let Some((_, owner)) = names.iter().find(|(n, _)| n == name) {
+                    // The id (`id = "dama"`, another variant's alias), or one of the aliases.
+                    let key = if i == 0 { "id" } else { "aliases" };
                     return Err(VariantError::new(
                         &variant.file,
-                        Some("aliases"),
+                        Some(key),
                         format!("`{name}` is already a name of `{owner}`"),
                     ));
                 }
@@ -257,10 +266,16 @@ impl Catalogue {
                         format!("`{parent}` leads back to this file ({})", ids(chain)),
                     ));
                 }
+                // By its id, or by an alias (`extends = "dama"` builds on Turkish).
                 let parent_index = self
                     .entries
                     .iter()
                     .position(|e| &e.id == parent)
+                    .or_else(|| {
+                        self.entries
+                            .iter()
+                            .position(|e| has_alias(&e.table, parent))
+                    })
                     .ok_or_else(|| {
                         VariantError::new(
                             &entry.file,
@@ -301,5 +316,28 @@ fn merge(base: &mut toml::Table, top: toml::Table) {
                 base.insert(key, value);
             }
         }
+    }
+}
+
+/// Whether a variant file's table lists `name` among its aliases.
+fn has_alias(table: &toml::Table, name: &str) -> bool {
+    match table.get("aliases") {
+        Some(toml::Value::Array(aliases)) => aliases.iter().any(|a| a.as_str() == Some(name)),
+        _ => false,
+    }
+}
+
+/// A TOML syntax error in one line: where, and what. (toml's own text spans several lines,
+/// quoting the whole source line, which may be kilobytes long.)
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    let message = e.message().trim();
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            format!("TOML syntax error at line {line}, column {column}: {message}")
+        }
+        None => format!("TOML syntax error: {message}"),
     }
 }

@@ -133,11 +133,16 @@ impl Variant {
             lines: board,
         });
 
-        let mut man = vec![format!(
-            "A man steps {} {}.",
-            count_words(1),
-            dir_words(self.men.step)
-        )];
+        // Men without a step move by their line-leap alone.
+        let mut man = if self.men.step.is_empty() {
+            vec!["A man has no step.".to_string()]
+        } else {
+            vec![format!(
+                "A man steps {} {}.",
+                count_words(1),
+                dir_words(self.men.step)
+            )]
+        };
         match self.men.line_leap {
             LineLeap::None => {}
             kind => man.push(format!(

@@ -69,7 +69,7 @@ pub enum GeometryError {
     OddDarkSide(u8, u8),
     #[error("numbered squares need a dark-squares board; an all-squares board is algebraic")]
     NumbersOnAllSquares,
-    #[error("the board needs {0} bits, more than the 128 a bitboard holds")]
+    #[error("the board's layout needs {0} bits, more than the 128 a bitboard holds (a dark-squares board is laid out with a spare cell each row: 16x16 is the one size within the ranges that does not fit)")]
     TooLarge(u32),
 }
 

@@ -32,7 +32,7 @@ impl KeyRange {
 pub const BOARD_SIDE: KeyRange = KeyRange {
     min: 4,
     max: 16,
-    why: "a board is 4 to 16 cells wide and high, with at most 128 squares",
+    why: "a board is 4 to 16 cells wide and high, and its layout fits one 128-bit bitboard (every size but a 16x16 dark-squares board, whose layout needs 136 bits)",
 };
 
 /// D18: what a captured piece counts for under the majority rule. The generator adds them up in
@@ -118,6 +118,11 @@ fn fmjd_two_pieces_default() -> u32 {
     5
 }
 
+/// The family of a variant of the user's own that names none.
+fn own_family() -> String {
+    "custom".into()
+}
+
 /// A variant file as written, after `extends` has been resolved.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -127,14 +132,20 @@ pub struct VariantFile {
     /// Other names (optional in a user's file, like `block` and `description`).
     #[serde(default)]
     pub aliases: Vec<String>,
+    /// Optional in a user's file: "custom".
+    #[serde(default = "own_family")]
     pub family: String,
     /// The rule book block, e.g. "1.01"; empty for a variant of the user's own.
     #[serde(default)]
     pub block: String,
-    /// The seed document the rules come from (a file of shared/seeds), or "reference".
+    /// The seed document the rules come from (a file of shared/seeds), or "reference"; empty
+    /// for a variant of the user's own.
+    #[serde(default)]
     pub seed: String,
     #[serde(default)]
     pub description: String,
+    /// Where the rules are documented; optional in a user's file.
+    #[serde(default)]
     pub sources: Vec<String>,
     pub extends: Option<String>,
     pub board: BoardSpec,

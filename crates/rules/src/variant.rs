@@ -102,21 +102,29 @@ impl Variant {
                 return Err(err(key, "must not be empty".into()));
             }
         }
-        // Printed in tables and on terminals: a control character (an escape sequence, a line
-        // break) would rewrite the terminal or break the table. A description may break lines.
-        for (key, value, lines) in [
+        // Printed in tables and on terminals (`variants`, `rules`): a control character (an
+        // escape sequence, a line break) would rewrite the terminal or break the table, and a
+        // bidirectional control (U+202E) shows the text after it reversed. A description may
+        // break lines.
+        let texts = [
             ("name", &spec.name, false),
             ("family", &spec.family, false),
             ("description", &spec.description, true),
-        ] {
+            ("block", &spec.block, false),
+            ("seed", &spec.seed, false),
+        ];
+        let sources = spec.sources.iter().map(|s| ("sources", s, false));
+        for (key, value, lines) in texts.into_iter().chain(sources) {
+            let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
             if let Some(c) = value
                 .chars()
-                .find(|&c| c.is_control() && !(lines && (c == '\n' || c == '\t')))
+                .find(|&c| (c.is_control() && !(lines && (c == '\n' || c == '\t'))) || bidi(c))
             {
+                let what = if bidi(c) { "bidirectional" } else { "control" };
                 return Err(err(
                     key,
                     format!(
-                        "holds the control character {:?}",
+                        "holds the {what} character {:?}",
                         c.escape_unicode().to_string()
                     ),
                 ));
@@ -146,7 +154,11 @@ impl Variant {
                     return Err(err("setup.white", "no ranks given".into()));
                 }
                 let mut mask = 0u128;
-                for &rank in ranks {
+                for (i, &rank) in ranks.iter().enumerate() {
+                    if ranks[..i].contains(&rank) {
+                        // As a square listed twice is: a slip in the file, not a setup.
+                        return Err(err("setup.white", format!("rank {rank} is listed twice")));
+                    }
                     if rank == 0 || rank > geometry.height() {
                         return Err(err(
                             "setup.white",
@@ -222,7 +234,7 @@ impl Variant {
         if men.step.is_empty() && men.line_leap == LineLeap::None {
             return Err(err(
                 "men.step",
-                "men have no step and no line-leap, so they could never move".into(),
+                "men have no step and no line-leap: a man could move only by capturing, and would have no move in any position without a capture".into(),
             ));
         }
         if !men.first_jump_forbidden.is_subset(men.capture) {

@@ -305,6 +305,93 @@ fn toml_syntax_errors_name_the_file() {
     assert!(msg.len() > "my.toml: ".len(), "{msg}");
     let e = load_err(&[("my.toml", "")]);
     check_error(&e, "my.toml", "id", "missing");
+    // One line, with the place: toml's own text spans lines (shown as `?` on a terminal) and
+    // quotes the source line, kilobytes long for a deeply nested array.
+    let e = load_err(&[("my.toml", "id = \"x\"\nname = \"y\"\nid = \"z\"\n")]);
+    let msg = e.to_string();
+    assert!(!msg.contains('\n'), "{msg}");
+    assert!(msg.contains("line 3, column 1"), "{msg}");
+    assert!(msg.contains("duplicate key"), "{msg}");
+    let deep = format!("id = \"x\"\nx = {}", "[".repeat(5000));
+    let msg = load_err(&[("my.toml", &deep)]).to_string();
+    assert!(!msg.contains('\n') && msg.len() < 300, "{msg}");
+}
+
+/// A file without `extends` sets every rule key, but the keys about where a variant comes
+/// from (`family`, `seed`, `sources`, like `block` and `description`) are optional: a file
+/// of one's own has none (each was refused as missing, one run at a time).
+#[test]
+fn a_file_of_ones_own_needs_no_origin_keys() {
+    let mut text = full(TURKISH);
+    for key in ["family = ", "block = ", "seed = ", "description = "] {
+        text = without_line(&text, key);
+    }
+    let start = text.find("sources = [").unwrap();
+    let end = start + text[start..].find(']').unwrap() + 1;
+    text.replace_range(start..end, "");
+    let catalogue = loads(&text);
+    let v = catalogue.get("my-variant").unwrap();
+    assert_eq!(v.family, "custom");
+    assert!(v.sources.is_empty() && v.seed.is_empty());
+}
+
+/// Every text a command prints is checked for control and bidirectional characters, `block`,
+/// `seed` and `sources` too (`rules` printed an escape sequence that cleared the screen).
+#[test]
+fn texts_that_reach_the_terminal_hold_no_control_character() {
+    let base = |body: &str| child("my-variant", "turkish", body);
+    rejects(
+        &base("seed = \"\\u001b[32mSEED\""),
+        "seed",
+        "control character",
+    );
+    rejects(
+        &base("sources = [\"\\u001b[2J\\u001b[HSRC\"]"),
+        "sources",
+        "control character",
+    );
+    rejects(
+        &child("my-variant", "turkish", "").replace("block = \"x\"", "block = \"\\u001b[31m\""),
+        "block",
+        "control character",
+    );
+    rejects(
+        &child("my-variant", "turkish", "")
+            .replace("name = \"Test my-variant\"", "name = \"a\\u202eb\""),
+        "name",
+        "bidirectional character",
+    );
+}
+
+/// A rank listed twice is refused, as a square listed twice is (it was taken silently).
+#[test]
+fn a_rank_listed_twice_is_refused() {
+    rejects(
+        &child(
+            "my-variant",
+            "turkish",
+            "[setup]\nwhite = { ranks = [2, 2, 3] }",
+        ),
+        "setup.white",
+        "rank 2 is listed twice",
+    );
+}
+
+/// `extends` takes an alias as the command line does (`dama` is Turkish), and a file given
+/// twice is loaded once (it was refused as defining its own id again).
+#[test]
+fn extends_takes_an_alias_and_a_file_given_twice_loads_once() {
+    let catalogue = loads(&child("my-variant", "dama", "[draw]\nrepetition = 0"));
+    let v = catalogue.get("my-variant").unwrap();
+    let turkish = catalogue.get("turkish").unwrap();
+    assert_eq!(v.men, turkish.men);
+    assert_eq!(v.kings, turkish.kings);
+    let one = child("twin", "turkish", "");
+    let mut catalogue = Catalogue::builtin();
+    catalogue
+        .add_sources(&[("a.toml", &one), ("a.toml", &one)])
+        .unwrap();
+    assert!(catalogue.get("twin").is_ok());
 }
 
 #[test]
@@ -469,6 +556,13 @@ fn id_and_alias_clashes() {
         &child("my-variant", "turkish", "").replace("aliases = []", "aliases = [\"my-variant\"]"),
         "aliases",
         "my-variant",
+    );
+    // An id that is another variant's alias is blamed on `id` (it named `aliases`, which the
+    // file did not have).
+    rejects(
+        &edit(&full(TURKISH), "id = \"my-variant\"", "id = \"dama\""),
+        "id",
+        "`dama` is already a name of `turkish`",
     );
     // Invalid ids and aliases.
     rejects(
@@ -685,7 +779,7 @@ fn pieces_must_be_able_to_move_and_capture() {
     rejects(
         &child("my-variant", "turkish", "[men]\nstep = \"none\""),
         "men.step",
-        "could never move",
+        "could move only by capturing",
     );
     // A line-leap is a way to move.
     loads(&child(

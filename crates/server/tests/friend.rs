@@ -596,12 +596,13 @@ async fn the_clock_is_kept_with_each_move_and_survives_a_restart() {
     assert_eq!(state["clock"]["after"].as_array().unwrap().len(), 2);
     assert_eq!(state["clock"]["running"], "white");
     // The PDN carries the time control and each move's time left (PGN's TimeControl tag and
-    // %clk comments): 5 minutes + 3 s; the clock starts with White's first move (5:00 left),
-    // Black's answer after 300 ms leaves 5:02.
+    // %clk comments): 5 minutes + 3 s; the clock starts with White's first move, which is
+    // charged nothing and gets its increment as every move does (5:03 left), Black's answer
+    // after 300 ms leaves 5:02.
     let text = pdn(&c, &s, &f.id).await;
     assert!(text.contains("[TimeControl \"300+3\"]"), "{text}");
     assert!(
-        text.contains("1. a3-a4 {[%clk 0:05:00]} 1... h6-h5 {[%clk 0:05:02]}"),
+        text.contains("1. a3-a4 {[%clk 0:05:03]} 1... h6-h5 {[%clk 0:05:02]}"),
         "{text}"
     );
     s.stop().await;
@@ -1017,5 +1018,94 @@ async fn a_review_during_a_game_between_two_players_is_the_askers_own() {
     let (status, review) = get_as(None).await;
     assert_eq!(status, 200, "{review}");
     assert!(review["review"].is_object(), "{review}");
+    s.stop().await;
+}
+
+/// Between two players the node the game shows may be one player's variation; the other's
+/// hint, analysis, engine move and undo are of the game's end (or of the node asked for), not
+/// of that variation. Before, Black's hint answered `18-22`, a move of White's variation and
+/// illegal where Black stood (a capture was due), Black's engine move was refused (409), and
+/// Black's undo stepped back from White's variation.
+#[tokio::test]
+async fn one_players_variation_does_not_move_the_other_players_searches() {
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-variation"), 1).await;
+    let c = reqwest::Client::new();
+    let (f, _) = friends(&c, &s, json!({"variant": "international"})).await;
+    let game = s.url(&format!("/api/games/{}", f.id));
+    let url = |what: &str| format!("{game}/{what}");
+    for (secret, text) in [
+        (&f.white, "32-28"),
+        (&f.black, "19-23"),
+        (&f.white, "28x19"),
+    ] {
+        let (status, state) = mv(&c, &s, &f.id, secret, text).await;
+        assert_eq!(status, 200, "{text}: {state}");
+    }
+    // Black must capture (rule book: capture is compulsory): 13x24 or 14x23.
+    let (_, end) = get(&c, &game).await;
+    let captures: Vec<Value> = end["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["full"].clone())
+        .collect();
+    assert_eq!(captures.len(), 2, "{end}");
+    // White plays a variation from the start: the node the game shows is now White's.
+    let (status, state) = post_as(
+        &c,
+        &url("move"),
+        Some(&f.white),
+        json!({"move": "31-27", "from": 0}),
+    )
+    .await;
+    assert_eq!(status, 200, "{state}");
+    let variation = state["tree"]["current"].clone();
+    assert_ne!(variation, end["tree"]["current"]);
+    for what in ["hint", "analyse"] {
+        let (status, answer) = post_as(&c, &url(what), Some(&f.black), json!({"time": 0.2})).await;
+        assert_eq!(status, 200, "{what}: {answer}");
+        assert!(captures.contains(&answer["full"]), "{what}: {answer}");
+    }
+    // Black's undo steps back from the end of the game: the position before 28x19.
+    let (status, undone) = post_as(&c, &url("undo"), Some(&f.black), json!({})).await;
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["tree"]["current"], 2, "{undone}");
+    // A hint of the node asked for: White looking at node 1 (Black to move after 32-28).
+    let (_, one) = get(&c, &format!("{game}?node=1")).await;
+    let (status, answer) = post_as(
+        &c,
+        &url("hint"),
+        Some(&f.white),
+        json!({"time": 0.2, "node": 1}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    let legal_at_one: Vec<Value> = one["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["full"].clone())
+        .collect();
+    assert!(legal_at_one.contains(&answer["full"]), "{answer}");
+    let (status, refused) = post_as(
+        &c,
+        &url("hint"),
+        Some(&f.white),
+        json!({"time": 0.2, "node": 999}),
+    )
+    .await;
+    assert_eq!(status, 422, "{refused}");
+    // Black's engine move is played at the end of the game, a capture.
+    let (status, played) = post_as(&c, &url("engine"), Some(&f.black), json!({"time": 0.2})).await;
+    assert_eq!(status, 200, "{played}");
+    assert_eq!(played["history"].as_array().unwrap().len(), 4, "{played}");
+    assert!(
+        played["history"][3]["notation"]
+            .as_str()
+            .unwrap()
+            .contains('x'),
+        "{played}"
+    );
     s.stop().await;
 }

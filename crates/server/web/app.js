@@ -1063,7 +1063,9 @@ async function hint() {
   syncBoardAttrs();
   try {
     const time = Math.min(Math.max(g.engine_time || 1, 0.5), 10);
-    const h = await api('POST', `/api/games/${encodeURIComponent(g.id)}/hint`, { time }, false);
+    // The node shown: between two players the page's view is its own (the server's may be
+    // the other player's variation).
+    const h = await api('POST', `/api/games/${encodeURIComponent(g.id)}/hint`, { time, node: g.tree.current }, false);
     if (S.engine === mine) S.engine = null;
     if (!S.game || S.game.id !== g.id) return;
     const m = S.game.legal.find((l) => l.full === h.full) || S.game.legal.find((l) => l.notation === h.move);
@@ -2299,7 +2301,7 @@ function analysisFollow() {
   const ctrl = new AbortController();
   A.ctrl = ctrl;
   renderAnalysis();
-  api('POST', `/api/games/${encodeURIComponent(g.id)}/analyse`, { lines: A.lines }, false, ctrl.signal)
+  api('POST', `/api/games/${encodeURIComponent(g.id)}/analyse`, { lines: A.lines, node: g.tree.current }, false, ctrl.signal)
     .then((answer) => {
       if (A.ctrl !== ctrl) return;
       A.ctrl = null;

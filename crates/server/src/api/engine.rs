@@ -9,6 +9,8 @@ pub struct Think {
     time: Option<f64>,
     /// Lines to find (MultiPV), 1 to `MAX_LINES`; hint and analyse only.
     lines: Option<usize>,
+    /// The node whose position to search; hint and analyse only (default: see `searched`).
+    node: Option<usize>,
 }
 
 /// Most lines an analysis shows.
@@ -35,21 +37,42 @@ fn lines_of(lines: Option<usize>) -> AppResult<usize> {
     }
 }
 
-/// Runs a search on the game's current position, streaming its progress (each `info` message
-/// names the node searched). The search holds its slot until it has returned; a client that
-/// goes away stops it.
+/// The node a search is of: the one asked for, else where a move sent without `from` would be
+/// played (`played_at`): the node the game shows, or between two players the end of the game.
+/// (Between two players the node shown may be the other player's variation: a hint asked
+/// without a node searched it, and its answer was a move of a position the asker never saw.)
+fn searched(s: &dyn Session, who: &Presented, asked: Option<usize>) -> usize {
+    asked.unwrap_or_else(|| played_at(s, who))
+}
+
+/// Runs a search on the position of node `at` (`searched`), streaming its progress (each
+/// `info` message names the node searched). The search holds its slot until it has returned;
+/// a client that goes away stops it.
 async fn think(
     app: &Arc<AppState>,
     id: &str,
     who: &Presented,
     wanted: Wanted,
+    asked: Option<usize>,
 ) -> AppResult<session::SearchOutcome> {
     let slot = app.game(id).await?;
     let cancel = Cancel::new();
     let (node, audience);
     let job = {
-        let s = slot.lock().await;
-        let s = &s.session;
+        let guard = slot.lock().await;
+        let shown = guard.session.as_ref();
+        let at = searched(shown, who, asked);
+        // Another node than the one the game shows is searched in a copy that shows it: the
+        // game stays where it is for everyone else.
+        let view;
+        let s: &dyn Session = if at == shown.current() {
+            shown
+        } else {
+            let mut copy = shown.clone_box();
+            copy.goto(at)?;
+            view = copy;
+            view.as_ref()
+        };
         if !who.holds_any(&s.meta().keys) {
             // A game stored before seats: its free seat is claimed through a change first.
             return Err(seats::watching());
@@ -103,7 +126,7 @@ async fn think(
         } else {
             Level::FULL
         };
-        node = s.current();
+        node = at;
         // Between two players a search is the asker's own: its progress goes to the listeners
         // that hold the asker's seat. (It went to every listener: the other player's page
         // showed the engine's lines and score of the position, unasked, during the game.)
@@ -184,15 +207,28 @@ pub async fn engine_move(
     if body.lines.is_some() {
         return Err(ApiError::unprocessable("the engine's move has one line"));
     }
+    if body.node.is_some() {
+        return Err(ApiError::unprocessable(
+            "the engine's move is played at the end of the game: it takes no node",
+        ));
+    }
     let wanted = Wanted {
         time: body.time,
         lines: 1,
         max_time: MAX_ENGINE_TIME,
         game_move: true,
     };
-    let outcome = think(&app, &id, &who, wanted).await?;
+    let outcome = think(&app, &id, &who, wanted, None).await?;
+    let mover = who.clone();
+    // `Play(None)`: the seat of the side to move where the move is played (`played_at`).
     let mut state = app
-        .change(&id, who, Need::Mover, move |s| {
+        .change(&id, who, Need::Play(None), move |s| {
+            // Between two players, at the end of the game whatever node it shows (the other
+            // player's variation, say), as a move sent without `from`.
+            let at = played_at(s, &mover);
+            if at != s.current() {
+                s.goto(at)?;
+            }
             if s.position_hash() != outcome.position_hash || !s.at_main_end() {
                 return Err(ApiError::conflict("the position changed during the search"));
             }
@@ -251,7 +287,7 @@ async fn lines_answer(
         max_time,
         game_move: false,
     };
-    let outcome = think(app, id, &who, wanted).await?;
+    let outcome = think(app, id, &who, wanted, body.node).await?;
     let mut answer = json!({
         "move": outcome.best_notation,
         "full": outcome.best_full,

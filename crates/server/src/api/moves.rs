@@ -55,7 +55,9 @@ pub async fn goto(
 /// Navigation (`goto`, `undo`, `redo`): moves the node the game shows. In a game between two
 /// players (each seat held, by different people) it is a view for the request alone, as `GET
 /// ?node=`, and the game stays where it is: one player stepping back moved it for both, pulled
-/// the other's page there, and made the other's move sent without `from` a variation.
+/// the other's page there, and made the other's move sent without `from` a variation. There
+/// `undo` and `redo` step from the end of the game (a view has no node of its own on the
+/// server); the node the game shows may be the other player's variation.
 async fn navigate(
     app: Arc<AppState>,
     id: &str,
@@ -72,6 +74,8 @@ async fn navigate(
         .run(None, move || {
             let mut copy = guard.session.clone_box();
             drop(guard);
+            let end = copy.main_end();
+            copy.goto(end)?;
             step(copy.as_mut())?;
             state_value(copy.as_ref()).map(Json)
         })

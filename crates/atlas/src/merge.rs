@@ -64,11 +64,14 @@ const GAME_COLS: &str =
     "variant, budget, pair, game, opening, opening_fen, result, reason, plies, pdn";
 const PLY_COLS: &str = "variant, budget, pair, game, ply, mover, legal, captured, promotes, eval, men_first, kings_first, men_second, kings_second";
 
-/// (table, key columns, all columns)
-const TABLES: [(&str, &str, &str); 3] = [
+/// (table, key columns, all columns). The meta rows are the schema (the same in every input)
+/// and the rules each variant's games were played under (`rules:<id>`): two inputs whose games
+/// of a variant were played under different rules conflict.
+const TABLES: [(&str, &str, &str); 4] = [
     ("runs", "variant, budget", RUN_COLS),
     ("games", "variant, budget, pair, game", GAME_COLS),
     ("plies", "variant, budget, pair, game, ply", PLY_COLS),
+    ("meta", "key", "key, value"),
 ];
 
 /// Merges `inputs` into `out` (created if missing; its own rows are kept). On any error `out`
@@ -225,6 +228,7 @@ const GAME_RULES: &[(&str, Rule)] = &[
     ("plies", Rule::Count),
     ("pdn", Rule::Text),
 ];
+const META_RULES: &[(&str, Rule)] = &[("key", Rule::Text), ("value", Rule::Text)];
 const PLY_RULES: &[(&str, Rule)] = &[
     ("variant", Rule::Text),
     ("budget", Rule::Text),
@@ -302,7 +306,10 @@ fn check_rows(conn: &Connection, input: &str) -> Result<(), MergeError> {
             _ => Ok(()),
         }
     };
-    for ((table, key, _), rules) in TABLES.iter().zip([RUN_RULES, GAME_RULES, PLY_RULES]) {
+    for ((table, key, _), rules) in TABLES
+        .iter()
+        .zip([RUN_RULES, GAME_RULES, PLY_RULES, META_RULES])
+    {
         let cases: String = rules
             .iter()
             .map(|(c, rule)| {

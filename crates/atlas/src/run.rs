@@ -99,6 +99,23 @@ impl AnyRules {
             AnyRules::Wide(Arc::new(Rules::new(v)?))
         })
     }
+
+    /// What the games of this variant are played under, as the database keeps it (meta
+    /// `rules:<id>`): the hash of its rules and its start position.
+    fn played_under(&self) -> String {
+        fn text<B: Bits>(rules: &Rules<B>) -> String {
+            let v = rules.variant();
+            format!(
+                "{:016x} {}",
+                v.rules_hash(),
+                write_fen(&v.geometry, &Position::start(rules))
+            )
+        }
+        match self {
+            AnyRules::Narrow(r) => text(r),
+            AnyRules::Wide(r) => text(r),
+        }
+    }
 }
 
 struct Task {
@@ -154,7 +171,13 @@ pub fn run(
     let mut tasks = Vec::new();
     let mut stored_before = 0;
     for (vi, v) in config.variants.iter().enumerate() {
-        store.ensure_run(&v.id, &budget, config.seed, config.opening_plies)?;
+        store.ensure_run(
+            &v.id,
+            &rules[vi].played_under(),
+            &budget,
+            config.seed,
+            config.opening_plies,
+        )?;
         let present = store.present(&v.id, &budget)?;
         for g in 0..config.games {
             let (pair, game) = (g / 2, (g % 2) as u8);

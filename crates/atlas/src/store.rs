@@ -73,6 +73,14 @@ pub enum StoreError {
         want_seed: i64,
         want_plies: i64,
     },
+    #[error("database {path} holds games of {variant} {what} this run's {variant} (stored: {stored}; this run: {want}): a variant file of the same id with other rules, or a version of damspel whose rules differ; use another --db")]
+    RulesMismatch {
+        path: String,
+        variant: String,
+        what: &'static str,
+        stored: String,
+        want: String,
+    },
     #[error("database {path}: another run stored a different game {variant} {budget} pair {pair} game {game} meanwhile (another version of damspel, or a --time budget, which does not reproduce); this run's game was not written")]
     Conflict {
         path: String,
@@ -184,45 +192,77 @@ impl Store {
     }
 
     /// Records the run of a variant at a budget, or checks that the one recorded has the same
-    /// seed and opening length (games of two different runs must not mix under one key).
+    /// seed and opening length (games of two different runs must not mix under one key), and
+    /// that the variant's games were played under the same rules and start position (`rules`,
+    /// kept in meta as `rules:<variant>`): a variant file that reuses a catalogue id, or a
+    /// changed file, must not add its games to another rule set's. A database written before
+    /// the rules were kept takes this run's.
     pub fn ensure_run(
         &mut self,
         variant: &str,
+        rules: &str,
         budget: &str,
         seed: u64,
         opening_plies: usize,
     ) -> Result<(), StoreError> {
+        let path = self.path.clone();
+        let fail = |e| sqlite(&path, e);
         let (seed, plies) = (seed as i64, opening_plies as i64);
-        let found: Option<(i64, i64)> = self
+        // One write transaction, the rows inserted if missing and then read: shards starting
+        // on one new database at once all record or all check the same rows.
+        let tx = self
             .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        let key = format!("rules:{variant}");
+        tx.execute(
+            "INSERT OR IGNORE INTO meta (key, value) VALUES (?1, ?2)",
+            params![key, rules],
+        )
+        .map_err(fail)?;
+        let stored: String = tx
+            .query_row("SELECT value FROM meta WHERE key = ?1", [&key], |r| {
+                r.get(0)
+            })
+            .map_err(fail)?;
+        if stored != rules {
+            let hash = |t: &str| t.split(' ').next().unwrap_or_default().to_string();
+            return Err(StoreError::RulesMismatch {
+                path,
+                variant: variant.into(),
+                what: if hash(&stored) == hash(rules) {
+                    "played from another start position than"
+                } else {
+                    "played under other rules than"
+                },
+                stored,
+                want: rules.into(),
+            });
+        }
+        tx.execute(
+            "INSERT OR IGNORE INTO runs (variant, budget, seed, opening_plies) VALUES (?1, ?2, ?3, ?4)",
+            params![variant, budget, seed, plies],
+        )
+        .map_err(fail)?;
+        let found: (i64, i64) = tx
             .query_row(
                 "SELECT seed, opening_plies FROM runs WHERE variant = ?1 AND budget = ?2",
                 params![variant, budget],
                 |r| Ok((r.get(0)?, r.get(1)?)),
             )
-            .optional()
-            .map_err(|e| self.fail(e))?;
-        match found {
-            None => {
-                self.conn
-                    .execute(
-                        "INSERT INTO runs (variant, budget, seed, opening_plies) VALUES (?1, ?2, ?3, ?4)",
-                        params![variant, budget, seed, plies],
-                    )
-                    .map_err(|e| self.fail(e))?;
-                Ok(())
-            }
-            Some(row) if row == (seed, plies) => Ok(()),
-            Some((s, p)) => Err(StoreError::RunMismatch {
-                path: self.path.clone(),
+            .map_err(fail)?;
+        if found != (seed, plies) {
+            return Err(StoreError::RunMismatch {
+                path,
                 variant: variant.into(),
                 budget: budget.into(),
-                seed: s,
-                plies: p,
+                seed: found.0,
+                plies: found.1,
                 want_seed: seed,
                 want_plies: plies,
-            }),
+            });
         }
+        tx.commit().map_err(fail)
     }
 
     /// The (pair, game) keys stored for a variant at a budget.

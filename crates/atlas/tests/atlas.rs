@@ -395,7 +395,14 @@ fn bad_input_is_a_clear_error() {
     let e = run(&mut store, &config(&["turkish", "turkish"], 2));
     assert!(e.contains("twice"), "{e}");
     // The same variant and budget with another seed would mix two runs under one key.
-    store.ensure_run("turkish", "nodes=300", 7, 4).unwrap();
+    let turkish = &c.variants[0];
+    let rules = format!(
+        "{:016x} W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7",
+        turkish.rules_hash()
+    );
+    store
+        .ensure_run("turkish", &rules, "nodes=300", 7, 4)
+        .unwrap();
     let e = run(
         &mut store,
         &RunConfig {
@@ -469,6 +476,50 @@ fn merging_a_different_game_under_the_same_key_fails_and_writes_nothing() {
     assert!(e.to_string().contains("turkish nodes=300 0 1 5"), "{e}");
     same(&a, &out);
     assert!(!diff(&a, &b, 10).unwrap().is_empty());
+}
+
+/// A variant file may reuse a catalogue id: its games must not be added to those played under
+/// the catalogue's rules (or a changed file's to the first file's). Before, they were: a run of
+/// a Turkish file with another draw rule resumed the catalogue Turkish's database, and the
+/// report mixed the two.
+#[test]
+fn games_played_under_other_rules_of_the_same_id_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b, out) = (db(&dir, "a.db"), db(&dir, "b.db"), db(&dir, "out.db"));
+    let c = config(&["turkish"], 2);
+    play(&a, &c);
+    let mut other_rules = c.clone();
+    other_rules.variants[0].draw.repetition = 0;
+    let mut other_start = c.clone();
+    // The same rules, White's a-file man on a4 instead of a3 (the catalogue's Turkish sets up
+    // the second and third ranks: rule book, Turkish).
+    let layout = |name: &str| c.variants[0].geometry.parse_square(name).unwrap().0;
+    other_start.variants[0].setup[0] &= !(1u128 << layout("a3"));
+    other_start.variants[0].setup[0] |= 1u128 << layout("a4");
+    for (changed, what) in [
+        (&other_rules, "played under other rules than"),
+        (&other_start, "played from another start position than"),
+    ] {
+        let mut store = Store::open(&a).unwrap();
+        let e = damspel_atlas::run(&mut store, changed, &AtomicBool::new(false), &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(what) && e.contains("use another --db"), "{e}");
+    }
+    // Nothing was added: the database is the first run's.
+    let copy = db(&dir, "copy.db");
+    play(&copy, &c);
+    same(&a, &copy);
+    // Shards played under two rule sets do not merge.
+    play(&b, &other_rules);
+    merge(&out, &[&a]).unwrap();
+    let e = merge(&out, &[&b]).unwrap_err();
+    assert!(
+        matches!(e, MergeError::Conflict { what: "meta", .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("rules:turkish"), "{e}");
+    same(&a, &out);
 }
 
 /// The names of a database's tables, sorted.

@@ -89,6 +89,28 @@ impl fmt::Display for VariantError {
 impl std::error::Error for VariantError {}
 
 impl Variant {
+    /// A stable hash of everything that decides how the game is played from a position: the
+    /// board, the men's and kings' rules, captures, promotion, the Bahrain rule and the draw
+    /// rules. Names, descriptions, the file's path and the start position are left out. Files
+    /// keyed by a variant's id (tablebases, the atlas) store it, so that a variant file of the
+    /// same id with other rules is refused rather than mixed with what the first one made.
+    pub fn rules_hash(&self) -> u64 {
+        // The text hashed is the tables' since the first of them: changing it orphans every
+        // table built.
+        let text = format!(
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
+            self.geometry,
+            self.men,
+            self.kings,
+            self.capture,
+            self.promotion,
+            self.promotion_far_rank,
+            self.bahrain,
+            self.draw
+        );
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    }
+
     /// Checks a resolved variant file.
     pub fn from_file(file: &str, spec: VariantFile) -> Result<Variant, VariantError> {
         let err = |key: &str, reason: String| VariantError::new(file, Some(key), reason);

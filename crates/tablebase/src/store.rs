@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use damspel_rules::{Bits, Rules, Variant};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::format::{decode_header, encode, read_all, Header};
 use crate::material::Material;
@@ -33,24 +32,11 @@ pub fn default_dir() -> PathBuf {
     }
 }
 
-/// A stable hash of everything in a variant that decides a table's values and limits: the
-/// board, the men's and kings' rules, captures, promotion, the Bahrain rule and the draw rules.
-/// Names, descriptions, the file's path and the start position are left out. Any change to
-/// the rules data (or to how the rules crate represents it) changes the hash, and a table
-/// with another hash is refused.
+/// The hash of a variant's rules (`Variant::rules_hash`) a table is stamped with: any change to
+/// the rules data (or to how the rules crate represents it) changes it, and a table with
+/// another hash is refused.
 pub fn variant_hash(variant: &Variant) -> u64 {
-    let text = format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}|{}|{}|{:?}",
-        variant.geometry,
-        variant.men,
-        variant.kings,
-        variant.capture,
-        variant.promotion,
-        variant.promotion_far_rank,
-        variant.bahrain,
-        variant.draw
-    );
-    xxh3_64(text.as_bytes())
+    variant.rules_hash()
 }
 
 /// The folder of a variant's tables inside `dir`.

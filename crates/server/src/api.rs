@@ -307,8 +307,18 @@ impl AppState {
                 let before = next.main_plies();
                 let line = next.main_line();
                 change(next.as_mut())?;
-                export_fits(guard.session.as_ref(), next.as_ref())?;
                 let after_line = next.main_line();
+                // Between two players, what is not a move of the game leaves room for the rest
+                // of the game's moves: neither may fill the export with comments or variations
+                // so that the other's next move is refused while their clock runs.
+                let extends_main_line =
+                    after_line.len() > line.len() && after_line.starts_with(&line);
+                let reserve = if two_players(next.meta()) && !extends_main_line {
+                    main_line_reserve(after_line.len())
+                } else {
+                    0
+                };
+                export_fits(guard.session.as_ref(), next.as_ref(), reserve)?;
                 if !after_line.starts_with(&line) {
                     may_rewrite(next.meta(), &who)?;
                 }
@@ -406,17 +416,50 @@ impl AppState {
     }
 }
 
-/// Refuses a change that makes a game's PDN longer than `MAX_EXPORT`, unless it was longer
-/// before (a game stored before the bound may still be cut down).
-fn export_fits(before: &dyn Session, after: &dyn Session) -> Result<(), ApiError> {
+/// Refuses a change that makes a game's PDN longer than `MAX_EXPORT` less `reserve`, unless it
+/// was longer before (a game stored before the bound may still be cut down).
+fn export_fits(before: &dyn Session, after: &dyn Session, reserve: usize) -> Result<(), ApiError> {
     let size = after.pdn().len();
-    if size > MAX_EXPORT && size > before.pdn().len() {
+    let bound = MAX_EXPORT - reserve;
+    if size > bound && size > before.pdn().len() {
+        let why = if reserve == 0 {
+            String::new()
+        } else {
+            format!(
+                " ({MAX_EXPORT} less {reserve} kept for the moves the game may still have: \
+                 between two players comments and variations leave room for the game)"
+            )
+        };
         return Err(ApiError::unprocessable(format!(
-            "this would make the game's PDN {size} bytes, more than the {MAX_EXPORT} a game may \
-             have (so that it can be imported again); delete comments, NAGs or variations first"
+            "this would make the game's PDN {size} bytes, more than the {bound} a game may \
+             have{why} (so that it can be imported again); delete comments, NAGs or variations \
+             first"
         )));
     }
     Ok(())
+}
+
+/// Most bytes one move of the main line adds to the export: a move number (`1000...`), the
+/// move (`p16-p15`), a clock comment (` {[%clk 10:00:00]}`) and the spaces between.
+const MAIN_PLY_BYTES: usize = 48;
+/// Room for the squares a capture's notation may name besides its ends (when two captures
+/// share them), over a whole game: a game captures at most every piece once.
+const CAPTURE_PATH_BYTES: usize = 4096;
+
+/// The export kept for the moves a game of `plies` may still have (`MAX_PLIES` in all).
+fn main_line_reserve(plies: usize) -> usize {
+    session::MAX_PLIES.saturating_sub(plies) * MAIN_PLY_BYTES + CAPTURE_PATH_BYTES
+}
+
+/// Whether the game is played between two players: each holds a seat, or one has invited the
+/// other (whose seat is free until they join).
+fn two_players(meta: &Meta) -> bool {
+    meta.invite.is_some()
+        || controllers(meta)
+            .into_iter()
+            .filter(|&c| meta.keys.get(c).is_some())
+            .count()
+            == 2
 }
 
 fn id_of(s: &dyn Session) -> &str {

@@ -1109,3 +1109,105 @@ async fn one_players_variation_does_not_move_the_other_players_searches() {
     );
     s.stop().await;
 }
+
+/// Between two players neither may fill the game's export with comments and variations so that
+/// the other's next move is refused while their clock runs: what is not a move of the game
+/// leaves room for the moves it may still have. Before, White's comments, cut to fit the export's
+/// bound to the byte, left Black no room for a move (422, Black's clock running on).
+#[tokio::test]
+async fn comments_leave_room_for_the_other_players_moves() {
+    let scratch = Scratch::new();
+    let s = TestServer::start(scratch.db("friend-fill"), 1).await;
+    let c = reqwest::Client::new();
+    // Six white kings (75 moves each time White is to move) against eight men, none of them
+    // in a king's line (Turkish: kings fly orthogonally).
+    let (f, _) = friends(
+        &c,
+        &s,
+        json!({
+            "fen": "W:WKa1,Kc2,Ke3,Kg1,Kb4,Kh5:Ba8,b8,c8,d8,e8,f8,g8,h8",
+            "clock": {"minutes": 5, "increment": 3}
+        }),
+    )
+    .await;
+    let game = s.url(&format!("/api/games/{}", f.id));
+    for (secret, text) in [
+        (&f.white, "a1-a2"),
+        (&f.black, "d8-d7"),
+        (&f.white, "a2-a3"),
+    ] {
+        let (status, state) = mv(&c, &s, &f.id, secret, text).await;
+        assert_eq!(status, 200, "{text}: {state}");
+    }
+    // Black to move, Black's clock running. White's variations (a player's own moves; a
+    // variation is open to both): every move White had at the start and after Black's reply,
+    // nodes enough for comments past the export's bound.
+    let mut nodes = Vec::new();
+    for from in [0, 2] {
+        let (_, here) = get(&c, &format!("{game}?node={from}")).await;
+        for m in here["legal"].as_array().unwrap() {
+            let (status, state) = post_as(
+                &c,
+                &format!("{game}/move"),
+                Some(&f.white),
+                json!({"move": m["full"], "from": from}),
+            )
+            .await;
+            assert_eq!(status, 200, "{state}");
+            nodes.push(state["tree"]["current"].clone());
+        }
+    }
+    assert!(nodes.len() >= 140, "{}", nodes.len());
+    // 4,000-byte comments until one is refused (140 of them are more than a game may hold).
+    let annotate_url = format!("{game}/annotate");
+    let annotate = |node: &Value, length: usize| {
+        post_as(
+            &c,
+            &annotate_url,
+            Some(&f.white),
+            json!({"node": node, "comment": "x".repeat(length)}),
+        )
+    };
+    let mut filler = None;
+    for node in &nodes {
+        let (status, answer) = annotate(node, 4000).await;
+        if status != 200 {
+            assert_eq!(status, 422, "{answer}");
+            filler = Some((node.clone(), answer));
+            break;
+        }
+    }
+    // Then the longest comment that still fits, on the node refused: the export full to the
+    // byte of what White may write.
+    let (filler, refusal) = filler.expect("a comment refused once the export is full");
+    let (mut fits, mut refused) = (0, 4000);
+    while refused - fits > 1 {
+        let length = (fits + refused) / 2;
+        let (status, answer) = annotate(&filler, length).await;
+        match status {
+            200 => fits = length,
+            422 => refused = length,
+            _ => panic!("{answer}"),
+        }
+    }
+    let (status, answer) = annotate(&filler, fits).await;
+    assert_eq!(status, 200, "{answer}");
+    // Black's move, and the game's next moves, are taken.
+    for (secret, text) in [
+        (&f.black, "d7-d6"),
+        (&f.white, "a3-a4"),
+        (&f.black, "c8-c7"),
+    ] {
+        let (status, state) = mv(&c, &s, &f.id, secret, text).await;
+        assert_eq!(status, 200, "{text}: {state}");
+    }
+    let error = refusal["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("kept for the moves the game may still have"),
+        "{refusal}"
+    );
+    let text = pdn(&c, &s, &f.id).await;
+    assert!(text.len() <= damspel_server::MAX_EXPORT, "{}", text.len());
+    assert!(text.contains("d7-d6"), "{}", &text[..600]);
+    s.stop().await;
+}

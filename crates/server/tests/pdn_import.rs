@@ -344,3 +344,38 @@ async fn an_imports_skipped_list_is_capped_and_a_bad_nag_is_quoted_short() {
     assert!(list[0].len() < 400, "a reason of {} bytes", list[0].len());
     server.stop().await;
 }
+
+/// A Result the moves contradict (they end the game otherwise) is said in the answer, the
+/// board's result kept; before, the board's was taken without a word. International: 28x19
+/// takes Black's last piece, so White wins (rule book: a player without pieces loses), 2-0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_result_the_moves_contradict_is_said() {
+    let scratch = Scratch::new();
+    let server = TestServer::start(scratch.db("pdn-result"), 1).await;
+    let c = reqwest::Client::new();
+    let import = server.url("/api/games/import");
+    let game = |result: &str| {
+        format!(
+            "[GameType \"20\"]\n[SetUp \"1\"]\n[FEN \"W:W28:B23\"]\n[Result \"{result}\"]\n\n1. 28x19 {result}"
+        )
+    };
+    let (status, answer) = post(&c, &import, json!({ "pdn": game("0-2") })).await;
+    assert_eq!(status, 201, "{answer}");
+    assert_eq!(answer["result_recorded"]["recorded"], "0-2", "{answer}");
+    assert_eq!(answer["result_recorded"]["kept"], "2-0", "{answer}");
+    assert!(
+        answer["result_recorded"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("the board's result is kept"),
+        "{answer}"
+    );
+    assert_eq!(answer["outcome"]["result"], "2-0", "{answer}");
+    // The same game recorded as it ended, or with no result: nothing to say.
+    for result in ["2-0", "*"] {
+        let (status, answer) = post(&c, &import, json!({ "pdn": game(result) })).await;
+        assert_eq!(status, 201, "{answer}");
+        assert!(answer.get("result_recorded").is_none(), "{answer}");
+    }
+    server.stop().await;
+}

@@ -1707,8 +1707,9 @@ async function importGame(number) {
     setGame(state, { animate: false });
     // A recorded game opens at its start, to be stepped through.
     if (state.history.length) await gotoNode(0);
-    const claims = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
-    toast(claims.length ? `${tr('toast.imported')} ${claims.join('; ')}.` : tr('toast.imported'), 'ok');
+    const notes = (state.claims || []).map((c) => `a draw could be claimed after ply ${c.ply} (${c.reason})`);
+    if (state.result_recorded) notes.push(state.result_recorded.reason);
+    toast(notes.length ? `${tr('toast.imported')} ${notes.join('; ')}.` : tr('toast.imported'), 'ok');
   } catch (err) {
     toast(`Import: ${err.message}`);
   }

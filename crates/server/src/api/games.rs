@@ -200,6 +200,7 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     for (c, secret) in &given {
         meta.keys.set(*c, seats::hash(secret));
     }
+    let recorded_text = recorded.map(|r| damspel_notation::pdn::write_result(&v, r));
     let mut session = session::open(v, meta, &[], &[], None)?;
     for (i, text) in moves.iter().enumerate() {
         session.play_recorded(text).map_err(|e| {
@@ -214,7 +215,25 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     // A result the PDN records where the moves do not end the game (a resignation, an agreed
     // draw) ends it there, as a resignation in Damspel would: the export writes it back and
     // the end of the main line takes no more moves (variations in the past do).
-    if !session.main_over() {
+    // A recorded result the moves contradict (they end the game otherwise): the board's is
+    // kept, and the answer says so (a file's Result tag is often wrong, or in another
+    // convention).
+    let mut result_differs = None;
+    if session.main_over() {
+        if let (Some(recorded), Some(board)) = (recorded_text, session.main_outcome_json()) {
+            if recorded != "*" && recorded != board.result {
+                result_differs = Some(json!({
+                    "recorded": recorded,
+                    "kept": board.result,
+                    "reason": format!(
+                        "the PDN records {recorded}, but its moves end the game {}: {}; the \
+                         board's result is kept",
+                        board.result, board.reason
+                    ),
+                }));
+            }
+        }
+    } else {
         let plies = session.main_plies();
         let ending = match recorded {
             Some(GameResult::Win(winner)) => Some(friend::Ending::win(
@@ -254,6 +273,9 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
     }
     if !claims.is_empty() {
         answer["claims"] = serde_json::to_value(&claims).unwrap_or_default();
+    }
+    if let Some(differs) = result_differs {
+        answer["result_recorded"] = differs;
     }
     if !skipped.is_empty() {
         answer["skipped"] = serde_json::to_value(&skipped).unwrap_or_default();

@@ -216,12 +216,10 @@ impl Catalogue {
             let key = (path != ".").then_some(path);
             // The inner message may repeat the path on a second line; the key is reported apart.
             let message = e.into_inner().to_string();
-            let reason = message
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_string();
+            let reason = plain(
+                key.as_deref(),
+                message.lines().next().unwrap_or_default().trim(),
+            );
             VariantError::new(&entry.file, key.as_deref(), reason)
         })?;
         Variant::from_file(&entry.file, spec)
@@ -329,6 +327,55 @@ fn has_alias(table: &toml::Table, name: &str) -> bool {
 
 /// A TOML syntax error in one line: where, and what. (toml's own text spans several lines,
 /// quoting the whole source line, which may be kilobytes long.)
+/// A type error said in the words of a TOML file, not of the Rust types it is read into
+/// (serde says "invalid type: string \"x\", expected i64" or "expected struct BoardSpec"); a
+/// numeric key's range is named. Other messages are kept.
+fn plain(key: Option<&str>, message: &str) -> String {
+    let Some((found, expected)) = message
+        .strip_prefix("invalid type: ")
+        .and_then(|rest| rest.split_once(", expected "))
+    else {
+        return message.to_string();
+    };
+    let range = key.and_then(|k| {
+        crate::spec::KEY_RANGES
+            .iter()
+            .find(|(name, _)| *name == k)
+            .map(|(_, r)| r)
+    });
+    let expected = match (expected, range) {
+        (_, Some(r)) => format!("a whole number from {} to {} ({})", r.min, r.max, r.why),
+        ("i64" | "i32" | "u8" | "u16" | "u32" | "u64" | "usize", None) => "a whole number".into(),
+        ("a sequence", None) => "a list".into(),
+        ("a boolean", None) => "true or false".into(),
+        // A key of names or of one-key tables (`halt`, `setup.white`): toml says no more
+        // than this whatever was written.
+        ("string only", None) => {
+            return "a value of another type than this key takes (docs/variant-files.md lists \
+                    what each key takes)"
+                .into()
+        }
+        (e, None) if e.starts_with("struct ") || e == "a map" => "a table".into(),
+        (e, None) => e.to_string(),
+    };
+    let found = [
+        ("string ", "the text "),
+        ("floating point ", "the number "),
+        ("integer ", "the number "),
+        ("boolean ", ""),
+        ("map", "a table"),
+        ("sequence", "a list"),
+    ]
+    .iter()
+    .find_map(|(serde, toml)| {
+        found
+            .strip_prefix(serde)
+            .map(|rest| format!("{toml}{rest}"))
+    })
+    .unwrap_or_else(|| found.to_string());
+    format!("expected {expected}, not {found}")
+}
+
 fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().trim();
     match e.span() {

@@ -305,8 +305,11 @@ impl Geometry {
         let bytes = text.as_bytes();
         let file = bytes[0].to_ascii_lowercase();
         let rank = &text[1..];
+        // A rank is written without leading zeros (`a01` is no name of a1: one square, one
+        // name, as a FEN or a move text is compared).
         if !file.is_ascii_lowercase()
             || rank.is_empty()
+            || rank.starts_with('0')
             || !rank.bytes().all(|b| b.is_ascii_digit())
         {
             return Err(SquareNameError::Malformed(text.to_string()));
@@ -423,6 +426,13 @@ mod tests {
         assert_eq!(g.parse_square("d4").map(|s| g.name(s)), Ok("d4".into()));
         assert!(g.parse_square("i1").is_err());
         assert!(g.parse_square("12").is_err());
+        for bad in ["a01", "a0", "d04"] {
+            assert_eq!(
+                g.parse_square(bad),
+                Err(SquareNameError::Malformed(bad.into())),
+                "{bad}"
+            );
+        }
         let d = Geometry::new(10, 10, Squares::Dark).unwrap();
         assert_eq!(d.parse_square("28").map(|s| d.name(s)), Ok("28".into()));
         assert!(d.parse_square("51").is_err());

@@ -313,7 +313,7 @@ impl AppState {
                 // so that the other's next move is refused while their clock runs.
                 let extends_main_line =
                     after_line.len() > line.len() && after_line.starts_with(&line);
-                let reserve = if two_players(next.meta()) && !extends_main_line {
+                let reserve = if with_a_friend(next.meta()) && !extends_main_line {
                     main_line_reserve(after_line.len())
                 } else {
                     0
@@ -451,15 +451,11 @@ fn main_line_reserve(plies: usize) -> usize {
     session::MAX_PLIES.saturating_sub(plies) * MAIN_PLY_BYTES + CAPTURE_PATH_BYTES
 }
 
-/// Whether the game is played between two players: each holds a seat, or one has invited the
-/// other (whose seat is free until they join).
-fn two_players(meta: &Meta) -> bool {
+/// Whether the game is played with a friend: made with an invitation for the other seat (open
+/// or used). A game whose two seats one person was given (against oneself, an import) is not:
+/// its holder may fill its export with their own comments.
+fn with_a_friend(meta: &Meta) -> bool {
     meta.invite.is_some()
-        || controllers(meta)
-            .into_iter()
-            .filter(|&c| meta.keys.get(c).is_some())
-            .count()
-            == 2
 }
 
 fn id_of(s: &dyn Session) -> &str {

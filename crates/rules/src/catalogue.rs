@@ -325,8 +325,6 @@ fn has_alias(table: &toml::Table, name: &str) -> bool {
     }
 }
 
-/// A TOML syntax error in one line: where, and what. (toml's own text spans several lines,
-/// quoting the whole source line, which may be kilobytes long.)
 /// A type error said in the words of a TOML file, not of the Rust types it is read into
 /// (serde says "invalid type: string \"x\", expected i64" or "expected struct BoardSpec"); a
 /// numeric key's range is named. Other messages are kept.
@@ -376,6 +374,8 @@ fn plain(key: Option<&str>, message: &str) -> String {
     format!("expected {expected}, not {found}")
 }
 
+/// A TOML syntax error in one line: where, and what. (toml's own text spans several lines,
+/// quoting the whole source line, which may be kilobytes long.)
 fn toml_error(text: &str, e: &toml::de::Error) -> String {
     let message = e.message().trim();
     match e.span() {

@@ -308,8 +308,8 @@ impl AppState {
                 let line = next.main_line();
                 change(next.as_mut())?;
                 let after_line = next.main_line();
-                // Between two players, what is not a move of the game leaves room for the rest
-                // of the game's moves: neither may fill the export with comments or variations
+                // In a game with a friend, what is not a move of the game leaves room for the
+                // rest of the game's moves: neither player may fill the export with comments or variations
                 // so that the other's next move is refused while their clock runs.
                 let extends_main_line =
                     after_line.len() > line.len() && after_line.starts_with(&line);
@@ -427,7 +427,7 @@ fn export_fits(before: &dyn Session, after: &dyn Session, reserve: usize) -> Res
         } else {
             format!(
                 " ({MAX_EXPORT} less {reserve} kept for the moves the game may still have: \
-                 between two players comments and variations leave room for the game)"
+                 in a game with a friend, comments and variations leave room for its moves)"
             )
         };
         return Err(ApiError::unprocessable(format!(

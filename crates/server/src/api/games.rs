@@ -212,9 +212,6 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             ))
         })?;
     }
-    // A result the PDN records where the moves do not end the game (a resignation, an agreed
-    // draw) ends it there, as a resignation in Damspel would: the export writes it back and
-    // the end of the main line takes no more moves (variations in the past do).
     // A recorded result the moves contradict (they end the game otherwise): the board's is
     // kept, and the answer says so (a file's Result tag is often wrong, or in another
     // convention).
@@ -234,6 +231,9 @@ fn create(app: &AppState, body: NewGame) -> AppResult<(StatusCode, Json<Value>)>
             }
         }
     } else {
+        // A result the PDN records where the moves do not end the game (a resignation, an
+        // agreed draw) ends it there, as a resignation in Damspel would: the export writes it
+        // back and the end of the main line takes no more moves (variations in the past do).
         let plies = session.main_plies();
         let ending = match recorded {
             Some(GameResult::Win(winner)) => Some(friend::Ending::win(

@@ -20,4 +20,4 @@ pub use budget::{Budget, BudgetError};
 pub use merge::{diff, merge, MergeError};
 pub use run::{run, Progress, RunConfig, RunError, Summary};
 pub use shard::{Shard, ShardError};
-pub use store::{Store, StoreError, Written};
+pub use store::{played_under, Store, StoreError, Written};

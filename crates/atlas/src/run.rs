@@ -19,7 +19,7 @@ use crate::pdn::{self, Header};
 use crate::play::{self, PlayError};
 use crate::seed::{self, mix};
 use crate::shard::Shard;
-use crate::store::{GameRow, Store, StoreError, Written};
+use crate::store::{self, GameRow, Store, StoreError, Written};
 
 /// Most games per variant (the games left to play are listed in memory, 24 bytes each).
 pub const MAX_GAMES: u64 = 10_000_000;
@@ -105,10 +105,9 @@ impl AnyRules {
     fn played_under(&self) -> String {
         fn text<B: Bits>(rules: &Rules<B>) -> String {
             let v = rules.variant();
-            format!(
-                "{:016x} {}",
+            store::played_under(
                 v.rules_hash(),
-                write_fen(&v.geometry, &Position::start(rules))
+                &write_fen(&v.geometry, &Position::start(rules)),
             )
         }
         match self {

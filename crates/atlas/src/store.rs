@@ -226,6 +226,7 @@ impl Store {
             })
             .map_err(fail)?;
         if stored != rules {
+            // The rules' hash is the text's first word (`played_under`).
             let hash = |t: &str| t.split(' ').next().unwrap_or_default().to_string();
             return Err(StoreError::RulesMismatch {
                 path,
@@ -368,6 +369,12 @@ impl Store {
             .map(|n| n as u64)
             .map_err(|e| self.fail(e))
     }
+}
+
+/// What a variant's games were played under, as meta `rules:<id>` keeps it (`ensure_run`): the
+/// hash of its rules (`Variant::rules_hash`), then its start position.
+pub fn played_under(rules_hash: u64, start_fen: &str) -> String {
+    format!("{rules_hash:016x} {start_fen}")
 }
 
 pub(crate) fn sqlite(path: &str, source: rusqlite::Error) -> StoreError {

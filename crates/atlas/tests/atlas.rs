@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use damspel_atlas::{diff, merge, Budget, MergeError, RunConfig, Shard, Store, StoreError};
+use damspel_atlas::{
+    diff, merge, played_under, Budget, MergeError, RunConfig, Shard, Store, StoreError,
+};
 use damspel_notation::pdn::{read_game, replay};
 use damspel_rules::{Bits, Catalogue, Color, DrawReason, Outcome, Rules};
 use rusqlite::Connection;
@@ -396,9 +398,10 @@ fn bad_input_is_a_clear_error() {
     assert!(e.contains("twice"), "{e}");
     // The same variant and budget with another seed would mix two runs under one key.
     let turkish = &c.variants[0];
-    let rules = format!(
-        "{:016x} W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7",
-        turkish.rules_hash()
+    // Turkish's start (rule book: each side's men on its second and third ranks).
+    let rules = played_under(
+        turkish.rules_hash(),
+        "W:Wa2,b2,c2,d2,e2,f2,g2,h2,a3,b3,c3,d3,e3,f3,g3,h3:Ba6,b6,c6,d6,e6,f6,g6,h6,a7,b7,c7,d7,e7,f7,g7,h7",
     );
     store
         .ensure_run("turkish", &rules, "nodes=300", 7, 4)

@@ -136,8 +136,8 @@ impl Variant {
             ("seed", &spec.seed, false),
         ];
         let sources = spec.sources.iter().map(|s| ("sources", s, false));
+        let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
         for (key, value, lines) in texts.into_iter().chain(sources) {
-            let bidi = |c: char| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}');
             if let Some(c) = value
                 .chars()
                 .find(|&c| (c.is_control() && !(lines && (c == '\n' || c == '\t'))) || bidi(c))

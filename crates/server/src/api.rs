@@ -309,8 +309,8 @@ impl AppState {
                 change(next.as_mut())?;
                 let after_line = next.main_line();
                 // In a game with a friend, what is not a move of the game leaves room for the
-                // rest of the game's moves: neither player may fill the export with comments or variations
-                // so that the other's next move is refused while their clock runs.
+                // rest of its moves: neither player may fill the export with comments or
+                // variations so that the other's next move is refused while their clock runs.
                 let extends_main_line =
                     after_line.len() > line.len() && after_line.starts_with(&line);
                 let reserve = if with_a_friend(next.meta()) && !extends_main_line {

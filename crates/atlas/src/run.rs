@@ -11,7 +11,7 @@ use std::sync::{mpsc, Arc};
 use damspel_notation::pdn::GameResult;
 use damspel_notation::write_fen;
 use damspel_rules::rules::BoardTooLarge;
-use damspel_rules::{Bits, Position, Rules, Variant};
+use damspel_rules::{on_rules, AnyRules, Bits, Position, Rules, Variant};
 
 use crate::budget::Budget;
 use crate::openings;
@@ -84,37 +84,14 @@ pub struct Summary {
     pub stored_meanwhile: u64,
 }
 
-/// A variant compiled for its bitboard width.
-enum AnyRules {
-    Narrow(Arc<Rules<u64>>),
-    Wide(Arc<Rules<u128>>),
-}
-
-impl AnyRules {
-    fn new(variant: &Variant) -> Result<AnyRules, BoardTooLarge> {
-        let v = Arc::new(variant.clone());
-        Ok(if v.fits_u64() {
-            AnyRules::Narrow(Arc::new(Rules::new(v)?))
-        } else {
-            AnyRules::Wide(Arc::new(Rules::new(v)?))
-        })
-    }
-
-    /// What the games of this variant are played under, as the database keeps it (meta
-    /// `rules:<id>`): the hash of its rules and its start position.
-    fn played_under(&self) -> String {
-        fn text<B: Bits>(rules: &Rules<B>) -> String {
-            let v = rules.variant();
-            store::played_under(
-                v.rules_hash(),
-                &write_fen(&v.geometry, &Position::start(rules)),
-            )
-        }
-        match self {
-            AnyRules::Narrow(r) => text(r),
-            AnyRules::Wide(r) => text(r),
-        }
-    }
+/// What the games of a variant are played under, as the database keeps it (meta
+/// `rules:<id>`): the hash of its rules and its start position.
+fn played_under<B: Bits>(rules: &Rules<B>) -> String {
+    let v = rules.variant();
+    store::played_under(
+        v.rules_hash(),
+        &write_fen(&v.geometry, &Position::start(rules)),
+    )
 }
 
 struct Task {
@@ -165,14 +142,14 @@ pub fn run(
     let rules = config
         .variants
         .iter()
-        .map(AnyRules::new)
+        .map(|v| AnyRules::new(v.clone()))
         .collect::<Result<Vec<_>, _>>()?;
     let mut tasks = Vec::new();
     let mut stored_before = 0;
     for (vi, v) in config.variants.iter().enumerate() {
         store.ensure_run(
             &v.id,
-            &rules[vi].played_under(),
+            &on_rules!(&rules[vi], |r| played_under(r)),
             &budget,
             config.seed,
             config.opening_plies,
@@ -276,10 +253,7 @@ fn play_task(
     task: &Task,
     stop: &AtomicBool,
 ) -> Result<GameRow, RunError> {
-    match rules {
-        AnyRules::Narrow(r) => play_game(r, config, budget, task, stop),
-        AnyRules::Wide(r) => play_game(r, config, budget, task, stop),
-    }
+    on_rules!(rules, |r| play_game(r, config, budget, task, stop))
 }
 
 /// Salt of the games' seeds (the openings' seeds use the pair number alone).

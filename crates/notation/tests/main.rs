@@ -2,7 +2,6 @@
 //! built and linked once instead of once per file (run one with `cargo test -p
 //! damspel-notation --test notation NAME::`).
 
-#[macro_use]
 mod common;
 mod corpus;
 mod malformed;

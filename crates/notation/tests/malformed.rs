@@ -8,7 +8,7 @@
 //! * `Position::from_setup` with pieces off the board or on light squares, two pieces on a square,
 //!   men on their promotion squares and an unknown side to move: an error listing every issue.
 
-use crate::common::{AnyRules, Rng};
+use crate::common::Rng;
 use std::sync::OnceLock;
 
 use damspel_notation::{
@@ -16,8 +16,8 @@ use damspel_notation::{
     MAX_FEN_LEN,
 };
 use damspel_rules::{
-    with_rules, Bits, Catalogue, Color, Geometry, Piece, Position, PositionError, Rules, Setup,
-    SetupIssue, Square,
+    on_rules, with_rules, AnyRules, Bits, Catalogue, Color, Geometry, Piece, Position,
+    PositionError, Rules, Setup, SetupIssue, Square,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -320,7 +320,7 @@ const NASTY_FENS: &[&str] = &[
 fn nasty_fens_are_explained() {
     let mut outcomes = [0usize; 3];
     for rules in boards() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             for text in NASTY_FENS {
                 match fen_outcome(rules, text) {
                     Ok(o) => outcomes[o as usize] += 1,
@@ -341,7 +341,7 @@ fn nasty_fens_are_explained() {
 #[test]
 fn huge_numbers_are_not_squares() {
     for rules in boards() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let g = geometry(rules);
             // The offending item is quoted in the reason.
             for number in [
@@ -369,7 +369,7 @@ fn huge_numbers_are_not_squares() {
 #[test]
 fn a_megabyte_fen_is_refused_before_it_is_read() {
     for rules in boards() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let g = geometry(rules);
             let range = if g.numeric_names() { "1-30," } else { "a1," };
             let mut text = String::from("W:W");
@@ -390,7 +390,7 @@ fn a_megabyte_fen_is_refused_before_it_is_read() {
 #[test]
 fn repeated_ranges_are_refused_before_they_are_expanded() {
     let rules = &boards()[2];
-    each!(rules, |rules| {
+    on_rules!(rules, |rules| {
         let g = geometry(rules);
         assert_eq!(g.len(), 50);
         // 800 copies of 1-50 fit in 4 KiB: forty thousand pieces on a board of fifty squares.
@@ -466,7 +466,7 @@ fn the_longest_fen_fits_the_cap() {
 #[test]
 fn light_squares_in_a_fen_are_named() {
     let rules = &boards()[1];
-    each!(rules, |rules| {
+    on_rules!(rules, |rules| {
         let e = parse_fen(geometry(rules), "W:Wa2:B1").unwrap_err();
         assert!(
             e.to_string().contains("a2") && e.reason.contains("light square"),
@@ -482,21 +482,21 @@ proptest! {
     #[test]
     fn arbitrary_strings_are_not_fens(text in any::<String>()) {
         for rules in boards() {
-            each!(rules, |rules| fen_outcome(rules, &text))?;
+            on_rules!(rules, |rules| fen_outcome(rules, &text))?;
         }
     }
 
     #[test]
     fn fen_alphabet_strings(text in "[WBwbKk?:,.\"0-9a-kHF -]{0,40}") {
         for rules in boards() {
-            each!(rules, |rules| fen_outcome(rules, &text))?;
+            on_rules!(rules, |rules| fen_outcome(rules, &text))?;
         }
     }
 
     #[test]
     fn mutated_fens(which: prop::sample::Index, seed: u64, plies in 0usize..60) {
         let rules = which.get(boards());
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let mut rng = Rng(seed);
             let pos = some_position(rules, &mut rng, plies);
             let fen = write_fen(geometry(rules), &pos);
@@ -518,7 +518,7 @@ proptest! {
     #[test]
     fn repeated_lists(which: prop::sample::Index, seed: u64, plies in 0usize..60, copies in 1usize..600) {
         let rules = which.get(boards());
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let g = geometry(rules);
             let pos = some_position(rules, &mut Rng(seed), plies);
             let fen = write_fen(g, &pos);
@@ -563,7 +563,7 @@ proptest! {
 fn mutated_fen_sweep() {
     let mut outcomes = [0usize; 3];
     for rules in boards() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             for seed in 0..300u64 {
                 let mut rng = Rng(seed);
                 let pos = some_position(rules, &mut rng, seed as usize % 50);
@@ -701,7 +701,7 @@ const NASTY_MOVES: &[&str] = &[
 fn nasty_move_texts_are_explained() {
     let mut accepted = 0;
     for rules in boards() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let mut rng = Rng(7);
             for pos in [Position::start(rules), some_position(rules, &mut rng, 20)] {
                 for text in NASTY_MOVES {
@@ -722,7 +722,7 @@ proptest! {
     #[test]
     fn arbitrary_strings_are_not_moves(text in any::<String>(), plies in 0usize..30, seed: u64) {
         for rules in boards() {
-            each!(rules, |rules| {
+            on_rules!(rules, |rules| {
                 let pos = some_position(rules, &mut Rng(seed), plies);
                 move_outcome(rules, &pos, &text)
             })?;
@@ -736,7 +736,7 @@ proptest! {
         seed: u64,
     ) {
         for rules in boards() {
-            each!(rules, |rules| {
+            on_rules!(rules, |rules| {
                 let pos = some_position(rules, &mut Rng(seed), plies);
                 move_outcome(rules, &pos, &text)
             })?;
@@ -747,7 +747,7 @@ proptest! {
     #[test]
     fn mutated_move_texts(which: prop::sample::Index, seed: u64, plies in 0usize..60) {
         let rules = which.get(boards());
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let mut rng = Rng(seed);
             let pos = some_position(rules, &mut rng, plies);
             let legal = rules.legal_moves_detailed(&pos, damspel_rules::Duplicates::Merge);
@@ -841,7 +841,7 @@ fn setup_outcome<B: Bits>(rules: &Rules<B>, setup: &Setup) -> Result<bool, TestC
 fn every_setup_issue_is_listed() {
     // American checkers: 8x8 dark, 36 layout bits of which 32 are squares.
     let rules = &boards()[1];
-    each!(rules, |rules| {
+    on_rules!(rules, |rules| {
         let g = geometry(rules);
         let ghosts: Vec<Square> = (0..g.bits() as u8)
             .map(Square)
@@ -921,7 +921,7 @@ fn every_setup_issue_is_listed() {
 #[test]
 fn fen_setup_issues_are_listed() {
     let rules = &boards()[2];
-    each!(rules, |rules| {
+    on_rules!(rules, |rules| {
         let g = geometry(rules);
         let setup = parse_fen(g, "?:W1,31,31-33:B46,K5").unwrap();
         assert_eq!(setup.side_to_move, None);
@@ -965,7 +965,7 @@ proptest! {
                 .collect(),
         };
         for rules in boards() {
-            each!(rules, |rules| setup_outcome(rules, &setup))?;
+            on_rules!(rules, |rules| setup_outcome(rules, &setup))?;
         }
     }
 }

@@ -10,7 +10,7 @@
 //!
 //! A few hundred cases per property in CI; `PROPTEST_CASES=100000` for a long run.
 
-use crate::common::{AnyRules, Rng};
+use crate::common::Rng;
 use std::sync::OnceLock;
 
 use damspel_notation::pdn::{
@@ -18,7 +18,9 @@ use damspel_notation::pdn::{
     PdnGame, PdnRead, ReadLimits, MAX_DEPTH, MAX_GAME_LEN, MAX_MOVES, MAX_MOVE_LEN,
 };
 use damspel_notation::{format_move, parse_fen, parse_move, write_fen};
-use damspel_rules::{with_rules, Bits, Catalogue, Color, Move, Position, Rules};
+use damspel_rules::{
+    on_rules, with_rules, AnyRules, Bits, Catalogue, Color, Move, Position, Rules,
+};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
 
@@ -193,7 +195,7 @@ proptest! {
         plies in 0usize..120,
         roster in roster(),
     ) {
-        each!(which.get(all_rules()), |rules| round_trip(rules, seed, plies, &roster))?;
+        on_rules!(which.get(all_rules()), |rules| round_trip(rules, seed, plies, &roster))?;
     }
 }
 
@@ -215,7 +217,7 @@ fn a_repeated_tag_is_written_once() {
         ],
     };
     for (i, rules) in all_rules().iter().enumerate() {
-        let text = each!(rules, |rules| round_trip(rules, i as u64, 20, &roster))
+        let text = on_rules!(rules, |rules| round_trip(rules, i as u64, 20, &roster))
             .unwrap_or_else(|e| panic!("{e}"));
         let read = read_game(&text).unwrap();
         assert_eq!(read.tag("Termination"), Some("resigned"), "{text}");
@@ -242,7 +244,7 @@ fn written_games_of_every_variant_read_back() {
         extra: vec![("Termination".into(), "time \"forfeit\" ]".into())],
     };
     for (i, rules) in all_rules().iter().enumerate() {
-        each!(rules, |rules| round_trip(rules, i as u64, 150, &roster))
+        on_rules!(rules, |rules| round_trip(rules, i as u64, 150, &roster))
             .unwrap_or_else(|e| panic!("{e}"));
     }
 }
@@ -393,7 +395,7 @@ proptest! {
 
     #[test]
     fn arbitrary_strings(text in any::<String>()) {
-        each!(&all_rules()[0], |rules| import(rules, &text))?;
+        on_rules!(&all_rules()[0], |rules| import(rules, &text))?;
     }
 
     /// A whole file: bad games are reported and reading goes on past them, from any byte
@@ -407,12 +409,12 @@ proptest! {
 
     #[test]
     fn pdn_alphabet_strings(text in "[\\[\\]{}()%$\"\\\\ \n0-9a-hxX:*/.!?-]{0,80}") {
-        each!(&all_rules()[0], |rules| import(rules, &text))?;
+        on_rules!(&all_rules()[0], |rules| import(rules, &text))?;
     }
 
     #[test]
     fn mutated_games(which: prop::sample::Index, seed: u64, plies in 0usize..80) {
-        each!(which.get(all_rules()), |rules| {
+        on_rules!(which.get(all_rules()), |rules| {
             let mut rng = Rng(seed);
             let (start, moves) = random_game(rules, &mut rng, plies);
             let text = PdnGame {

@@ -13,14 +13,15 @@
 //! Positions come from random games from the start position (proptest-chosen seeds) and random
 //! placements checked by `Position::from_setup`.
 
-use crate::common::{AnyRules, Rng};
+use crate::common::Rng;
 use std::sync::OnceLock;
 
 use damspel_notation::{
     format_detail, format_move, full_path, parse_fen, parse_move, write_fen, MoveTextError,
 };
 use damspel_rules::{
-    with_rules, Bits, Catalogue, Color, Duplicates, Geometry, Piece, Position, Rules, Setup,
+    on_rules, with_rules, AnyRules, Bits, Catalogue, Color, Duplicates, Geometry, Piece, Position,
+    Rules, Setup,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -379,7 +380,7 @@ proptest! {
         seed: u64,
         plies in 0usize..120,
     ) {
-        each!(which.get(all_rules()), |rules| game_case(rules, seed, plies))?;
+        on_rules!(which.get(all_rules()), |rules| game_case(rules, seed, plies))?;
     }
 
     #[test]
@@ -389,7 +390,7 @@ proptest! {
         density in 3usize..60,
         kings in prop_oneof![Just(0usize), 0usize..30, 30usize..101],
     ) {
-        each!(which.get(all_rules()), |rules| placement_case(rules, seed, density, kings))?;
+        on_rules!(which.get(all_rules()), |rules| placement_case(rules, seed, density, kings))?;
     }
 }
 
@@ -399,9 +400,9 @@ fn sweep_of_round_trips() {
     let mut moves = 0;
     for rules in all_rules() {
         for seed in 0..3u64 {
-            moves += each!(rules, |rules| game_case(rules, seed * 104_729 + 3, 150))
+            moves += on_rules!(rules, |rules| game_case(rules, seed * 104_729 + 3, 150))
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            moves += each!(rules, |rules| placement_case(rules, seed, 30, 40))
+            moves += on_rules!(rules, |rules| placement_case(rules, seed, 30, 40))
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         }
     }
@@ -462,7 +463,7 @@ fn full_paths_are_never_ambiguous() {
     // And the strict property over random games of every variant.
     for rules in all_rules() {
         for seed in 0..4u64 {
-            each!(rules, |rules| {
+            on_rules!(rules, |rules| {
                 let mut rng = Rng(seed);
                 for pos in random_game(rules, &mut rng, 200) {
                     check_moves(rules, &pos, &mut rng).unwrap();
@@ -494,7 +495,7 @@ fn every_route_of_a_move_reads_as_that_move() {
     let mut failures = Vec::new();
     for rules in all_rules() {
         for seed in 0..4u64 {
-            let result = each!(rules, |rules| {
+            let result = on_rules!(rules, |rules| {
                 let mut rng = Rng(seed);
                 let positions = random_game(rules, &mut rng, 200);
                 positions

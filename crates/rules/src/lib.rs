@@ -8,6 +8,7 @@
 pub mod bitboard;
 pub mod catalogue;
 mod color;
+mod compiled;
 pub mod describe;
 pub mod direction;
 pub mod game;
@@ -27,6 +28,7 @@ pub mod zobrist;
 pub use bitboard::Bits;
 pub use catalogue::{Catalogue, CatalogueError, MAX_FILE_LEN as MAX_VARIANT_FILE_LEN};
 pub use color::Color;
+pub use compiled::AnyRules;
 pub use game::{DrawReason, Game, Outcome, WinReason};
 pub use geometry::{Geometry, Square, SquareNames, Squares};
 pub use movegen::{Duplicates, RouteFilter, Stopped, Until};

@@ -23,8 +23,8 @@ use std::sync::OnceLock;
 
 use damspel_rules::direction::Dir;
 use damspel_rules::{
-    perft, with_rules, Bits, Catalogue, Color, Duplicates, Move, MoveDetail, Perft, Piece,
-    Position, RouteFilter, Rules, Setup, Square,
+    on_rules, perft, with_rules, AnyRules, Bits, Catalogue, Color, Duplicates, Move, MoveDetail,
+    Perft, Piece, Position, RouteFilter, Rules, Setup, Square,
 };
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError};
@@ -63,33 +63,6 @@ impl Rng {
     fn percent(&mut self, p: u32) -> bool {
         self.below(100) < p as usize
     }
-}
-
-enum AnyRules {
-    Narrow(Rules<u64>),
-    Wide(Rules<u128>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(rules)
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(rules)
-    }
-}
-
-/// Runs `$body` with `$rules: &Rules<B>` for whichever width the variant was compiled for.
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
 }
 
 /// Every built-in variant plus the 10x10 Turkish user variant, compiled once.
@@ -640,7 +613,7 @@ proptest! {
         enemies in 4usize..24,
         enemy_kings in prop_oneof![Just(0u32), 0u32..100, Just(100u32)],
     ) {
-        each!(which.get(all_rules()), |rules| {
+        on_rules!(which.get(all_rules()), |rules| {
             crowded_capture(rules, seed, own_kings, enemies, enemy_kings)
         })?;
     }
@@ -652,7 +625,7 @@ proptest! {
         seed: u64,
         plies in 0usize..200,
     ) {
-        each!(which.get(all_rules()), |rules| random_game(rules, seed, plies))?;
+        on_rules!(which.get(all_rules()), |rules| random_game(rules, seed, plies))?;
     }
 
     /// Random placements (sparse to crowded, few to many kings) in a variant.
@@ -663,7 +636,7 @@ proptest! {
         density in 5u32..60,
         kings in prop_oneof![Just(0u32), 0u32..30, 30u32..100],
     ) {
-        each!(which.get(all_rules()), |rules| random_placement(rules, seed, density, kings))?;
+        on_rules!(which.get(all_rules()), |rules| random_placement(rules, seed, density, kings))?;
     }
 }
 
@@ -673,10 +646,10 @@ fn sweep_of_random_games_and_placements() {
     let (mut games, mut placements) = (0, 0);
     for rules in all_rules() {
         for seed in 0..12u64 {
-            games += each!(rules, |rules| random_game(rules, seed * 7919 + 1, 250))
+            games += on_rules!(rules, |rules| random_game(rules, seed * 7919 + 1, 250))
                 .unwrap_or_else(|e| panic!("game seed {seed}: {e}"));
             let (density, kings) = (5 + 7 * seed as u32, 12 * seed as u32);
-            placements += each!(rules, |rules| random_placement(rules, seed, density, kings))
+            placements += on_rules!(rules, |rules| random_placement(rules, seed, density, kings))
                 .unwrap_or_else(|e| panic!("placement seed {seed}: {e}"));
         }
     }
@@ -703,7 +676,7 @@ fn sweep_of_crowded_captures() {
                 6 + seed as usize % 16,
                 25 * (seed as u32 % 5),
             );
-            each!(rules, |rules| crowded_capture(
+            on_rules!(rules, |rules| crowded_capture(
                 rules,
                 seed,
                 kings,
@@ -725,7 +698,7 @@ fn sweep_of_crowded_captures() {
 #[test]
 fn start_positions() {
     for rules in all_rules() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             let start = Position::start(rules);
             check_position(rules, &start).unwrap();
             check_perft(rules, &start, 4).unwrap();
@@ -739,7 +712,7 @@ fn start_positions() {
 #[test]
 fn empty_and_lone_piece_positions() {
     for rules in all_rules() {
-        each!(rules, |rules| {
+        on_rules!(rules, |rules| {
             for side in Color::BOTH {
                 let setup = Setup {
                     side_to_move: Some(side),
@@ -855,9 +828,9 @@ fn a_stop_flag_gives_up_long_capture_walks_only() {
 fn crowded_capture_listed_by_a_targeted_walk() {
     let rules = all_rules()
         .iter()
-        .find(|r| each!(r, |x| id(x) == "universal"))
+        .find(|r| on_rules!(r, |x| id(x) == "universal"))
         .unwrap();
-    each!(rules, |rules| {
+    on_rules!(rules, |rules| {
         crowded_capture(rules, 16949124289022757084, 2, 13, 0).unwrap();
     });
 }

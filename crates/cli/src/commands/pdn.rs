@@ -13,7 +13,7 @@ use damspel_notation::pdn::{
     Replay, VariantDecider, VariantDecision, MAX_FILE_LEN,
 };
 use damspel_notation::write_fen;
-use damspel_rules::{Bits, Catalogue, Move, Rules, SquareNames};
+use damspel_rules::{on_rules, AnyRules, Bits, Catalogue, Move, Rules, SquareNames};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -125,15 +125,10 @@ pub(crate) fn load(path: &Path) -> Result<PdnFile> {
     Ok(read_file(&bytes)?)
 }
 
-/// The rules of the variants met, compiled once.
-enum AnyRules {
-    Narrow(Arc<Rules<u64>>),
-    Wide(Arc<Rules<u128>>),
-}
-
 struct Games<'a> {
     catalogue: &'a Catalogue,
     decider: VariantDecider,
+    /// The rules of the variants met, compiled once.
     rules: HashMap<String, AnyRules>,
     choice: Option<&'a str>,
     /// Square names to write instead of each variant's own.
@@ -168,13 +163,7 @@ impl<'a> Games<'a> {
                         anyhow::anyhow!("{id} cannot be written in that notation: {e}")
                     })?;
             }
-            let v = Arc::new(v);
-            let compiled = if v.fits_u64() {
-                AnyRules::Narrow(Arc::new(Rules::new(v)?))
-            } else {
-                AnyRules::Wide(Arc::new(Rules::new(v)?))
-            };
-            self.rules.insert(id.to_string(), compiled);
+            self.rules.insert(id.to_string(), AnyRules::new(v)?);
         }
         Ok(&self.rules[id])
     }
@@ -339,8 +328,12 @@ fn replay_game(games: &mut Games, game: &PdnRead, fens: bool) -> Checked {
     };
     match games.rules(id) {
         Err(e) => checked.error = Some(e.to_string()),
-        Ok(AnyRules::Narrow(rules)) => summarise(rules, &replay(game, rules), fens, &mut checked),
-        Ok(AnyRules::Wide(rules)) => summarise(rules, &replay(game, rules), fens, &mut checked),
+        Ok(any) => on_rules!(any, |rules| summarise(
+            rules,
+            &replay(game, rules),
+            fens,
+            &mut checked
+        )),
     }
     checked
 }
@@ -494,10 +487,7 @@ fn convert(
                         );
                     }
                     let id = checked.variant.variant.clone().unwrap_or_default();
-                    let text = match games.rules(&id)? {
-                        AnyRules::Narrow(rules) => rewrite(rules, game),
-                        AnyRules::Wide(rules) => rewrite(rules, game),
-                    };
+                    let text = on_rules!(games.rules(&id)?, |rules| rewrite(rules, game));
                     write!(out, "{text}")?;
                 }
             }

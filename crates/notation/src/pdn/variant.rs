@@ -8,9 +8,8 @@
 //! when none of them is a game of that list does the decision leave the choice to the caller.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use damspel_rules::{quoted, Catalogue, Color, Rules, Squares, Until, Variant};
+use damspel_rules::{on_rules, quoted, AnyRules, Catalogue, Color, Squares, Until, Variant};
 use serde::Serialize;
 
 use super::read::PdnRead;
@@ -226,16 +225,11 @@ impl Evidence {
     }
 }
 
-enum Compiled {
-    Narrow(Arc<Rules<u64>>),
-    Wide(Arc<Rules<u128>>),
-}
-
 /// Decides the variants of games, keeping the rules it compiles for inference between games.
 pub struct VariantDecider {
     catalogue: Catalogue,
     variants: Vec<Variant>,
-    compiled: HashMap<String, Compiled>,
+    compiled: HashMap<String, AnyRules>,
     /// When inference gives up replaying (a file can hold positions built to be slow).
     until: Until<'static>,
 }
@@ -382,23 +376,12 @@ impl VariantDecider {
         let mut best = 0;
         for v in &boards {
             let compiled = self.compiled.entry(v.id.clone()).or_insert_with(|| {
-                let variant = Arc::new(v.clone());
-                if variant.fits_u64() {
-                    Compiled::Narrow(Arc::new(Rules::new(variant).expect("fits 64 bits")))
-                } else {
-                    Compiled::Wide(Arc::new(Rules::new(variant).expect("at most 128 bits")))
-                }
+                AnyRules::new(v.clone()).expect("a catalogue's boards have at most 128 squares")
             });
-            let (played, error) = match compiled {
-                Compiled::Narrow(rules) => {
-                    let r = replay_until(game, rules, self.until);
-                    (r.plies.len(), r.error)
-                }
-                Compiled::Wide(rules) => {
-                    let r = replay_until(game, rules, self.until);
-                    (r.plies.len(), r.error)
-                }
-            };
+            let (played, error) = on_rules!(compiled, |rules| {
+                let r = replay_until(game, rules, self.until);
+                (r.plies.len(), r.error)
+            });
             match error {
                 None => fit.push(v.id.clone()),
                 Some(e) if farthest.is_none() || played > best => {

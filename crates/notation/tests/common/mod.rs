@@ -1,7 +1,5 @@
-//! What the notation tests share: a small seeded generator and the rules of any board width.
+//! What the notation tests share: a small seeded generator.
 #![allow(dead_code)] // each test file uses its own part
-
-use damspel_rules::Rules;
 
 /// SplitMix64, seeded by proptest.
 pub struct Rng(pub u64);
@@ -28,30 +26,4 @@ impl Rng {
             items.swap(i, self.below(i + 1));
         }
     }
-}
-
-pub enum AnyRules {
-    Narrow(Rules<u64>),
-    Wide(Rules<u128>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(rules)
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(rules)
-    }
-}
-
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
 }

@@ -21,7 +21,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Duration;
 
-use damspel_rules::{Bits, Game, Move, Position, Rules};
+use damspel_rules::{Bits, Game, Move, Position, Rules, Variant};
 
 use super::board::{parse_move, parse_position, write_move};
 use super::parse::Response;
@@ -84,6 +84,21 @@ pub struct Identity {
 }
 
 impl Identity {
+    /// Every name a GUI may give one of `variants`, with its id: the ids, the aliases, and
+    /// the names Scan (`normal`), pydraughts and lidraughts (`standard`) give International.
+    pub fn names_of(variants: &[Variant]) -> Vec<(String, String)> {
+        let mut names = Vec::new();
+        for v in variants {
+            names.push((v.id.clone(), v.id.clone()));
+            names.extend(v.aliases.iter().map(|a| (a.clone(), v.id.clone())));
+        }
+        if variants.iter().any(|v| v.id == "international") {
+            names.push(("normal".into(), "international".into()));
+            names.push(("standard".into(), "international".into()));
+        }
+        names
+    }
+
     /// The id of the variant called `name`.
     pub fn resolve(&self, name: &str) -> Option<&str> {
         self.names
@@ -561,13 +576,7 @@ mod tests {
 
     fn identity() -> Identity {
         let catalogue = Catalogue::builtin();
-        let mut names = vec![("normal".to_string(), "international".to_string())];
-        for v in catalogue.variants().unwrap() {
-            names.push((v.id.clone(), v.id.clone()));
-            for a in &v.aliases {
-                names.push((a.clone(), v.id.clone()));
-            }
-        }
+        let names = Identity::names_of(&catalogue.variants().unwrap());
         Identity {
             id: EngineId {
                 name: "Damspel".into(),

@@ -18,7 +18,7 @@ use damspel_protocol::hub::{
     EngineId, GoMode, HubError, Identity, InfoLine, Level, Limits, ParamDecl, ParamKind, Params,
     Response, Session, Setup, SetupStep, MAX_DEPTH, MAX_LINE_LEN,
 };
-use damspel_rules::{with_rules, Bits, Catalogue, Position, Rules};
+use damspel_rules::{on_rules, with_rules, AnyRules, Bits, Catalogue, Position, Rules};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 
@@ -441,32 +441,6 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Positions and moves in Hub notation.
 
-enum AnyRules {
-    Narrow(Arc<Rules<u64>>),
-    Wide(Arc<Rules<u128>>),
-}
-
-impl From<Rules<u64>> for AnyRules {
-    fn from(rules: Rules<u64>) -> Self {
-        AnyRules::Narrow(Arc::new(rules))
-    }
-}
-
-impl From<Rules<u128>> for AnyRules {
-    fn from(rules: Rules<u128>) -> Self {
-        AnyRules::Wide(Arc::new(rules))
-    }
-}
-
-macro_rules! each {
-    ($any:expr, |$rules:ident| $body:expr) => {
-        match $any {
-            AnyRules::Narrow($rules) => $body,
-            AnyRules::Wide($rules) => $body,
-        }
-    };
-}
-
 fn all_rules() -> &'static [AnyRules] {
     static RULES: OnceLock<Vec<AnyRules>> = OnceLock::new();
     RULES.get_or_init(|| {
@@ -523,7 +497,7 @@ proptest! {
 
     #[test]
     fn arbitrary_board_texts(which: prop::sample::Index, seed: u64, plies in 0usize..40, position in any::<String>(), mv in any::<String>()) {
-        each!(which.get(all_rules()), |rules| {
+        on_rules!(which.get(all_rules()), |rules| {
             let pos = some_position(rules, &mut Rng(seed), plies);
             board_texts(rules, &pos, &position, &mv)
         })?;
@@ -531,7 +505,7 @@ proptest! {
 
     #[test]
     fn mutated_board_texts(which: prop::sample::Index, seed: u64, plies in 0usize..60) {
-        each!(which.get(all_rules()), |rules| {
+        on_rules!(which.get(all_rules()), |rules| {
             let mut rng = Rng(seed);
             let pos = some_position(rules, &mut rng, plies);
             let g = rules.variant();
@@ -556,13 +530,7 @@ fn identity() -> Identity {
 
 fn build_identity() -> Identity {
     let catalogue = Catalogue::builtin();
-    let mut names = vec![("normal".to_string(), "international".to_string())];
-    for v in catalogue.variants().unwrap() {
-        names.push((v.id.clone(), v.id.clone()));
-        for a in &v.aliases {
-            names.push((a.clone(), v.id.clone()));
-        }
-    }
+    let names = Identity::names_of(&catalogue.variants().unwrap());
     Identity {
         id: EngineId {
             name: "Damspel".into(),
@@ -751,7 +719,7 @@ fn conversation(seed: u64, length: usize) -> Result<(), TestCaseError> {
             return Ok(());
         }
         lines -= 1;
-        let text = each!(any, |rules| conversation_line(rules, &mut rng));
+        let text = on_rules!(any, |rules| conversation_line(rules, &mut rng));
         let command = match Command::parse(&text) {
             Ok(c) => c,
             Err(e) => {

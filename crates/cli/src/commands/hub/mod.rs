@@ -52,16 +52,7 @@ enum EngineEvent {
 
 fn identity(catalogue: &Catalogue) -> Result<Identity> {
     let variants = catalogue.variants()?;
-    let mut names = Vec::new();
-    for v in &variants {
-        names.push((v.id.clone(), v.id.clone()));
-        names.extend(v.aliases.iter().map(|a| (a.clone(), v.id.clone())));
-    }
-    if variants.iter().any(|v| v.id == "international") {
-        // Scan's name for it, and pydraughts' and lidraughts'.
-        names.push(("normal".into(), "international".into()));
-        names.push(("standard".into(), "international".into()));
-    }
+    let names = Identity::names_of(&variants);
     let default = if variants.iter().any(|v| v.id == "international") {
         "international".to_string()
     } else {

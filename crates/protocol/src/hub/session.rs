@@ -625,6 +625,26 @@ mod tests {
     }
 
     #[test]
+    fn a_gui_may_name_international_as_scan_and_pydraughts_do() {
+        let identity = identity();
+        // Scan's `variant` enum calls it `normal` (reference/README.md §7); pydraughts and
+        // lidraughts call it `standard`.
+        assert_eq!(identity.resolve("normal"), Some("international"));
+        assert_eq!(identity.resolve("standard"), Some("international"));
+        assert_eq!(identity.resolve("Standard"), Some("international"));
+        assert_eq!(identity.resolve("killer"), Some("killer"));
+        assert_eq!(
+            identity.resolve("frisian"),
+            None,
+            "not a variant of the rule book"
+        );
+        // A catalogue without International gives the other names no meaning.
+        let turkish = Catalogue::builtin().get("turkish").unwrap();
+        let names = Identity::names_of(&[turkish]);
+        assert!(names.iter().all(|(_, id)| id == "turkish"), "{names:?}");
+    }
+
+    #[test]
     fn setup_declares_the_engine_and_takes_parameters() {
         let mut setup = Setup::new(identity());
         let SetupStep::Reply(lines) = setup.handle(cmd("hub")) else {

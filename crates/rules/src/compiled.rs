@@ -10,9 +10,9 @@ use crate::{Rules, Variant};
 /// clone. Use [`on_rules!`](crate::on_rules) to run generic code on either width.
 #[derive(Clone)]
 pub enum AnyRules {
-    /// Boards of at most 64 squares.
+    /// Boards whose layout fits 64 bits (8x8; 10x10 of dark squares).
     Narrow(Arc<Rules<u64>>),
-    /// Boards of 65 to 128 squares.
+    /// Larger boards, up to 128 layout bits (10x10 of all squares).
     Wide(Arc<Rules<u128>>),
 }
 

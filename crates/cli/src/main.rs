@@ -7,6 +7,7 @@ mod commands;
 mod files;
 mod machine;
 mod options;
+mod waiting;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -95,6 +96,10 @@ enum Command {
         /// Print one JSON array: per move its notation, squares, path, captures and promotion.
         #[arg(long)]
         json: bool,
+        /// Give up after this many seconds: 0.001 to 86400 (default: list to the end; a
+        /// position set up with many kings can take minutes).
+        #[arg(long, value_parser = options::seconds())]
+        time: Option<f64>,
     },
     /// Count the leaf nodes of the move tree at exactly DEPTH.
     Perft {
@@ -428,9 +433,12 @@ fn main() -> ExitCode {
         ),
         Command::Variants { json } => commands::variants::run(&catalogue, json),
         Command::Rules { id, json } => commands::rules::run(&catalogue, &id, json),
-        Command::Moves { id, fen, json } => {
-            commands::moves::run(&catalogue, &id, fen.as_deref(), json)
-        }
+        Command::Moves {
+            id,
+            fen,
+            json,
+            time,
+        } => commands::moves::run(&catalogue, &id, fen.as_deref(), json, time),
         Command::Perft {
             id,
             depth,

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::scratch;
+use common::{scratch, ScratchPath};
 
 use std::process::{Command, Output};
 
@@ -64,6 +64,60 @@ fn perft_paths_and_divide() {
     let text = stdout(&out);
     assert!(text.contains("perft(3) = 708"), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with("a3-a4 ")).count(), 1);
+}
+
+#[test]
+fn moves_can_be_given_a_time_limit() {
+    // Within the limit, the list: International's start has 9 moves (reference/perft.tsv,
+    // international depth 1).
+    let out = damspel(&["moves", "international", "--time", "10"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).lines().count(), 9, "{}", stdout(&out));
+    // Past it, a clear error. Turkish rules on a 16x8 board, a white king against 42 black
+    // kings on every other square of ranks 1 to 6: listing its captures takes minutes
+    // (docs/capture-trials.md, forty-fourth session), far more than the 0.2 s allowed.
+    let file = ScratchPath::written(
+        "moves-time",
+        "turkish-16x8.toml",
+        "id = \"turkish-16x8\"\nextends = \"turkish\"\nname = \"Turkish 16x8\"\n\
+         [board]\nwidth = 16\nheight = 8\n",
+    );
+    let files = "abcdefghijklmnop".as_bytes();
+    let mut kings = Vec::new();
+    for rank in 1..=6 {
+        // Files b to o on even ranks, c to o on odd ones: every other square, a1 left free.
+        let first = if rank % 2 == 0 { 1 } else { 2 };
+        for file in (first..15).step_by(2) {
+            kings.push(format!("K{}{rank}", files[file] as char));
+        }
+    }
+    assert_eq!(kings.len(), 42);
+    let fen = format!("W:WKa1:B{}", kings.join(","));
+    let start = std::time::Instant::now();
+    let out = damspel(&[
+        "--variant-file",
+        file.to_str().unwrap(),
+        "moves",
+        "turkish-16x8",
+        "--fen",
+        &fen,
+        "--time",
+        "0.2",
+    ]);
+    assert!(!out.status.success(), "listed: {}", stdout(&out));
+    let err = stderr(&out);
+    assert!(err.contains("not all listed within 0.2 s"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+    for bad in ["0", "-1", "x", "NaN", "1e9"] {
+        let out = damspel(&["moves", "international", &format!("--time={bad}")]);
+        assert!(!out.status.success(), "--time {bad}");
+        assert!(
+            stderr(&out).contains("not a number of seconds"),
+            "{}",
+            stderr(&out)
+        );
+    }
 }
 
 #[test]

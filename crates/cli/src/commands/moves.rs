@@ -1,10 +1,13 @@
-//! `damspel moves ID [--fen FEN]`
+//! `damspel moves ID [--fen FEN] [--json] [--time SECONDS]`
 
 use std::io::{BufWriter, Write};
+use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use damspel_notation::{format_all, sort_for_reading};
-use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Geometry, MoveDetail, Rules};
+use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Geometry, MoveDetail, Rules, Until};
+
+use crate::waiting::with_spinner;
 use serde::{Serialize, Serializer};
 
 #[derive(Serialize)]
@@ -41,15 +44,39 @@ impl<B: Bits> Serialize for Rows<'_, B> {
     }
 }
 
-pub fn run(catalogue: &Catalogue, id: &str, fen: Option<&str>, json: bool) -> Result<()> {
+pub fn run(
+    catalogue: &Catalogue,
+    id: &str,
+    fen: Option<&str>,
+    json: bool,
+    time: Option<f64>,
+) -> Result<()> {
     let variant = catalogue.get(id)?;
-    with_rules!(variant, |rules| print_moves(&rules, fen, json))
+    with_rules!(variant, |rules| print_moves(&rules, fen, json, time))
 }
 
-fn print_moves<B: Bits>(rules: &Rules<B>, fen: Option<&str>, json: bool) -> Result<()> {
+fn print_moves<B: Bits>(
+    rules: &Rules<B>,
+    fen: Option<&str>,
+    json: bool,
+    time: Option<f64>,
+) -> Result<()> {
     let pos = super::position(rules, fen)?;
     let g = &rules.variant().geometry;
-    let mut legal = rules.legal_moves_detailed(&pos, Duplicates::Merge);
+    let until = match time {
+        Some(t) => Until::deadline(Instant::now() + Duration::from_secs_f64(t)),
+        None => Until::NEVER,
+    };
+    let listed = with_spinner("listing the moves", || {
+        rules.legal_moves_detailed_until(&pos, Duplicates::Merge, until)
+    });
+    let Ok(mut legal) = listed else {
+        bail!(
+            "the moves of this position were not all listed within {} s (--time); a position \
+             with many kings can take minutes",
+            time.unwrap_or_default()
+        );
+    };
     sort_for_reading(g, &mut legal);
     let notations = format_all(g, &legal);
     let mut out = BufWriter::new(std::io::stdout().lock());

@@ -7,6 +7,8 @@ use damspel_notation::format_move;
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Perft, Rules};
 use serde::Serialize;
 
+use crate::waiting::with_spinner;
+
 pub struct Args<'a> {
     pub id: &'a str,
     pub depth: u32,
@@ -49,20 +51,22 @@ fn count<B: Bits>(rules: &Rules<B>, args: &Args) -> Result<()> {
     };
     let mut perft = Perft::new(rules, duplicates);
     let start = Instant::now();
-    let (nodes, divide) = if args.divide && args.depth > 0 {
-        let rows: Vec<DivideRow> = perft
-            .divide(&pos, args.depth)
-            .into_iter()
-            .map(|row| DivideRow {
-                mv: format_move(rules, &pos, &row.mv),
-                sequences: row.sequences,
-                nodes: row.nodes,
-            })
-            .collect();
-        (rows.iter().map(|r| r.nodes).sum(), Some(rows))
-    } else {
-        (perft.count(&pos, args.depth), None)
-    };
+    let (nodes, divide) = with_spinner("counting", || {
+        if args.divide && args.depth > 0 {
+            let rows: Vec<DivideRow> = perft
+                .divide(&pos, args.depth)
+                .into_iter()
+                .map(|row| DivideRow {
+                    mv: format_move(rules, &pos, &row.mv),
+                    sequences: row.sequences,
+                    nodes: row.nodes,
+                })
+                .collect();
+            (rows.iter().map(|r| r.nodes).sum(), Some(rows))
+        } else {
+            (perft.count(&pos, args.depth), None)
+        }
+    });
     let seconds = start.elapsed().as_secs_f64();
     if args.json {
         let out = Output {

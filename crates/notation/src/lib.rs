@@ -8,6 +8,6 @@ pub mod pdn;
 pub use damspel_rules::quoted;
 pub use fen::{parse_fen, write_fen, FenError, FenErrorKind, MAX_FEN_LEN};
 pub use movetext::{
-    format_all, format_detail, format_move, full_path, parse_move, parse_move_among,
+    format_all, format_among, format_detail, format_move, full_path, parse_move, parse_move_among,
     parse_move_text, parse_move_until, sort_for_reading, MoveText, MoveTextError,
 };

@@ -388,6 +388,28 @@ pub fn format_all<B: Bits>(geometry: &Geometry, legal: &[MoveDetail<B>]) -> Vec<
         .collect()
 }
 
+/// A legal move in PDN notation from the distinct legal moves of its position, `legal`, when
+/// its begin and end squares name it: None when another move of `legal` has the same ends, so
+/// that only its full path names it ([`format_move`] finds that). Lists no moves: for callers
+/// that have them already (a search's root), in positions whose listing can take long.
+pub fn format_among<B: Bits>(
+    geometry: &Geometry,
+    mv: &Move<B>,
+    legal: &[Move<B>],
+) -> Option<String> {
+    let ambiguous = legal
+        .iter()
+        .any(|m| m != mv && m.from() == mv.from() && m.to() == mv.to());
+    (!ambiguous && legal.contains(mv)).then(|| {
+        let sep = if mv.is_capture() { "x" } else { "-" };
+        format!(
+            "{}{sep}{}",
+            geometry.name(mv.from()),
+            geometry.name(mv.to())
+        )
+    })
+}
+
 /// A legal move in PDN notation, in position `pos`.
 pub fn format_move<B: Bits>(rules: &Rules<B>, pos: &Position<B>, mv: &Move<B>) -> String {
     let legal = rules.legal_moves_detailed(pos, Duplicates::Merge);

@@ -17,7 +17,8 @@ use crate::common::Rng;
 use std::sync::OnceLock;
 
 use damspel_notation::{
-    format_detail, format_move, full_path, parse_fen, parse_move, write_fen, MoveTextError,
+    format_among, format_detail, format_move, full_path, parse_fen, parse_move, write_fen,
+    MoveTextError,
 };
 use damspel_rules::{
     on_rules, with_rules, AnyRules, Bits, Catalogue, Color, Duplicates, Geometry, Piece, Position,
@@ -411,6 +412,56 @@ fn sweep_of_round_trips() {
         all_rules().len()
     );
     assert!(moves > 500 * all_rules().len());
+}
+
+/// `format_among` (a move named from the moves its caller has, listing none) says what
+/// `format_move` says, or leaves it to `format_move` when only a full path names the move.
+#[test]
+fn moves_named_among_the_listed_ones_read_as_format_move_writes_them() {
+    // Turkish, the black king on d1: d1xd3xb3xb1 and d1xd4xb4xb1 share their ends, so neither
+    // is named by them (the case of `full_paths_are_never_ambiguous`).
+    let catalogue = Catalogue::builtin();
+    with_rules!(catalogue.get("turkish").unwrap(), |rules| {
+        let pos = read_fen(&rules, "B:Wb2,c3,c4,d2:BKd1").unwrap();
+        let moves = rules.moves(&pos);
+        assert!(moves.len() >= 2);
+        for mv in &moves {
+            let ends_shared = moves
+                .iter()
+                .any(|m| m != mv && m.from() == mv.from() && m.to() == mv.to());
+            assert_eq!(
+                format_among(geometry(&rules), mv, &moves).is_none(),
+                ends_shared
+            );
+        }
+    });
+    let mut named = 0;
+    for rules in all_rules() {
+        on_rules!(rules, |rules| {
+            let g = geometry(rules);
+            let mut rng = Rng(7);
+            for pos in random_game(rules, &mut rng, 120) {
+                let moves = rules.moves(&pos);
+                for mv in &moves {
+                    let written = format_move(rules, &pos, mv);
+                    match format_among(g, mv, &moves) {
+                        Some(text) => {
+                            assert_eq!(text, written, "{}", write_fen(g, &pos));
+                            named += 1;
+                        }
+                        None => assert!(
+                            moves
+                                .iter()
+                                .any(|m| m != mv && m.from() == mv.from() && m.to() == mv.to()),
+                            "{written} in {}",
+                            write_fen(g, &pos)
+                        ),
+                    }
+                }
+            }
+        });
+    }
+    assert!(named > 1000, "{named}");
 }
 
 /// The strict round trip: a move's full path (and so `format_move` when two moves share their

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
-use damspel_engine::{Engine, Info, Limits, ScoreKind};
-use damspel_notation::format_move;
+use damspel_engine::{Engine, Info, Limits, Reporter, ScoreKind};
+use damspel_notation::{format_among, format_move};
 use damspel_rules::{with_rules, Bits, Catalogue, Game, Move, Position, Rules};
 use serde_json::json;
 
@@ -38,16 +38,26 @@ pub fn limits(time: Option<f64>, depth: Option<u32>) -> Result<Limits> {
     Ok(limits)
 }
 
-/// Moves of a line in notation, each in the position it is played from.
+/// Moves of a line in notation, each in the position it is played from. `known` holds the
+/// legal moves of `start` when the caller has them (a search's root), so that naming the first
+/// move lists no moves again unless only its full path names it; empty, they are listed.
 pub fn line_notation<B: Bits>(
     rules: &Rules<B>,
     start: &Position<B>,
+    known: &[Move<B>],
     line: &[Move<B>],
 ) -> Vec<String> {
+    let geometry = &rules.variant().geometry;
     let mut pos = *start;
     line.iter()
-        .map(|mv| {
-            let text = format_move(rules, &pos, mv);
+        .enumerate()
+        .map(|(i, mv)| {
+            let named = if i == 0 {
+                format_among(geometry, mv, known)
+            } else {
+                None
+            };
+            let text = named.unwrap_or_else(|| format_move(rules, &pos, mv));
             pos = pos.play(mv);
             text
         })
@@ -96,10 +106,59 @@ fn analyze<B: Bits>(rules: Arc<Rules<B>>, args: &Args, limits: &Limits) -> Resul
     let mut engine = Engine::try_new(rules.clone(), args.hash)?;
     engine.set_threads(args.threads);
     engine.set_tablebase(super::tables(&rules, args.tb_dir)?);
-    let json = args.json;
-    let mut report = |info: &Info<B>| {
-        let pv = line_notation(&rules, &pos, &info.pv);
-        if json {
+    let mut report = Report {
+        rules: &rules,
+        pos,
+        json: args.json,
+        root: Vec::new(),
+    };
+    let result = engine.search(&game, limits, &mut report);
+    let best = result.best.map(|mv| report.line(&[mv]).remove(0));
+    if args.json {
+        let ponder = match (result.best, result.ponder) {
+            (Some(best), Some(ponder)) => Some(report.line(&[best, ponder]).remove(1)),
+            _ => None,
+        };
+        println!(
+            "{}",
+            json!({
+                "bestmove": best.unwrap_or_default(),
+                "ponder": ponder,
+                "score": score_json(result.score.kind()),
+                "depth": result.depth,
+                "nodes": result.nodes,
+                "time": result.elapsed.as_secs_f64(),
+            })
+        );
+    } else {
+        println!("bestmove {}", best.unwrap_or_default());
+    }
+    Ok(())
+}
+
+/// Prints each iteration, naming the moves of the root from the list the engine made of them:
+/// a position whose listing takes long is listed once, by the search.
+struct Report<'a, B: Bits> {
+    rules: &'a Rules<B>,
+    pos: Position<B>,
+    json: bool,
+    root: Vec<Move<B>>,
+}
+
+impl<B: Bits> Report<'_, B> {
+    fn line(&self, line: &[Move<B>]) -> Vec<String> {
+        line_notation(self.rules, &self.pos, &self.root, line)
+    }
+}
+
+impl<B: Bits> Reporter<B> for Report<'_, B> {
+    fn root_moves(&mut self, moves: &[Move<B>]) {
+        self.root = moves.to_vec();
+    }
+
+    fn iteration(&mut self, info: &Info<B>) {
+        let pv = self.line(&info.pv);
+        if self.json {
             let line = json!({
                 "depth": info.depth,
                 "seldepth": info.seldepth,
@@ -121,26 +180,5 @@ fn analyze<B: Bits>(rules: Arc<Rules<B>>, args: &Args, limits: &Limits) -> Resul
                 pv.join(" ")
             );
         }
-    };
-    let result = engine.search(&game, limits, &mut report);
-    let best = result
-        .best
-        .map(|mv| format_move(&rules, &pos, &mv))
-        .unwrap_or_default();
-    if json {
-        println!(
-            "{}",
-            json!({
-                "bestmove": best,
-                "ponder": result.ponder.map(|mv| line_notation(&rules, &pos, &[result.best.unwrap(), mv])[1].clone()),
-                "score": score_json(result.score.kind()),
-                "depth": result.depth,
-                "nodes": result.nodes,
-                "time": result.elapsed.as_secs_f64(),
-            })
-        );
-    } else {
-        println!("bestmove {best}");
     }
-    Ok(())
 }

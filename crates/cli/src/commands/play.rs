@@ -435,7 +435,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
             return Ok(());
         };
         let pos = self.game.position();
-        let line = line_notation(&self.rules, pos, &result.pv);
+        let line = line_notation(&self.rules, pos, &[], &result.pv);
         writeln!(
             out(),
             "Hint: {}  (score {} for you, depth {})",
@@ -568,7 +568,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
                 if !terminal {
                     return;
                 }
-                let pv = line_notation(rules, &pos, &info.pv);
+                let pv = line_notation(rules, &pos, &legal, &info.pv);
                 let head = format!(
                     "  thinking: depth {}  score {}  {:.1} s  ",
                     info.depth,
@@ -624,7 +624,7 @@ Scores are in men (+1.00: a man ahead) for the side named; `win in N` and
         let g = &self.rules.variant().geometry;
         let legal = self.rules.legal_moves_detailed(pos, Duplicates::Merge);
         let Some(detail) = legal.iter().find(|d| d.mv == *mv) else {
-            return line_notation(&self.rules, pos, &[*mv]).join("");
+            return line_notation(&self.rules, pos, &[], &[*mv]).join("");
         };
         let text = format_detail(g, detail, &legal);
         let mut notes = Vec::new();

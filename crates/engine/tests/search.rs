@@ -227,10 +227,21 @@ mod tables {
     use std::path::Path;
     use std::sync::Arc;
 
-    use damspel_engine::{Engine, Limits, Score, Silent};
+    use damspel_engine::{Engine, Info, Limits, Reporter, Score, Silent};
     use damspel_rules::game::Outcome;
-    use damspel_rules::{Catalogue, Color, Game, Piece, Position, Rules, Setup, Square};
+    use damspel_rules::{Catalogue, Color, Game, Move, Piece, Position, Rules, Setup, Square};
     use damspel_tablebase::{build, Material, Tablebase, Value};
+
+    /// Keeps the root's moves the search tells.
+    struct RootList(Vec<Move<u64>>);
+
+    impl Reporter<u64> for RootList {
+        fn iteration(&mut self, _: &Info<u64>) {}
+
+        fn root_moves(&mut self, moves: &[Move<u64>]) {
+            self.0 = moves.to_vec();
+        }
+    }
 
     fn tables(id: &str, dir: &Path) -> (Arc<Rules<u64>>, Arc<Tablebase<u64>>) {
         let rules = Arc::new(Rules::<u64>::new(Catalogue::builtin().get(id).unwrap()).unwrap());
@@ -426,7 +437,19 @@ mod tables {
             let game = Game::from_position(rules.clone(), pos);
             let mut engine = Engine::new(rules.clone(), 1);
             engine.set_tablebase(Some(tb.clone()));
-            let with = engine.search(&game, &Limits::depth(2), &mut Silent);
+            let mut root = RootList(Vec::new());
+            let with = engine.search(&game, &Limits::depth(2), &mut root);
+            // The root's list tells every legal move (a caller names and counts moves among
+            // them), the drawing ones first (a caller that must answer at once plays the first).
+            let mut told = root.0.clone();
+            let mut legal = moves.clone();
+            told.sort_by_key(|m| format!("{m:?}"));
+            legal.sort_by_key(|m| format!("{m:?}"));
+            assert_eq!(told, legal, "{pos:?}");
+            let draws = |mv: &Move<u64>| tb.probe(&pos.play(mv)).unwrap().value == Value::Draw;
+            let drawing = root.0.iter().take_while(|mv| draws(mv)).count();
+            assert!(drawing > 0, "{pos:?}");
+            assert!(root.0[drawing..].iter().all(|mv| !draws(mv)), "{pos:?}");
             let mv = with.best.unwrap();
             assert_eq!(
                 tb.probe(&pos.play(&mv)).unwrap().value,

@@ -71,8 +71,9 @@ pub trait Reporter<B: Bits> {
     /// first (called just before `iteration`, whose PV is the first line's).
     fn lines(&mut self, _depth: u32, _lines: &[PvLine<B>]) {}
 
-    /// The root's legal moves, once generated (before the first iteration): a caller that must
-    /// answer before the search ends can play the first of them.
+    /// The root's legal moves, all of them, once generated (before the first iteration); when
+    /// the endgame tables leave only some to the search (the drawing ones of a drawn root),
+    /// those come first. A caller that must answer before the search ends can play the first.
     fn root_moves(&mut self, _moves: &[Move<B>]) {}
 }
 

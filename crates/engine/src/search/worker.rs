@@ -133,11 +133,15 @@ impl<'a, B: Bits> Worker<'a, B> {
     ) -> SearchResult<B> {
         let mut moves = Vec::new();
         self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        if self.id == 0 {
+            // Every legal move (a caller names moves among them and counts them), those the
+            // tables leave to the search first (a caller may play the first).
+            let mut all = moves.clone();
+            all.sort_by_key(|m| !self.ctx.root_only.is_empty() && !self.ctx.root_only.contains(m));
+            reporter.root_moves(&all);
+        }
         if !self.ctx.root_only.is_empty() {
             moves.retain(|m| self.ctx.root_only.contains(m));
-        }
-        if self.id == 0 {
-            reporter.root_moves(&moves);
         }
         let mut result = SearchResult {
             best: moves.first().copied(),

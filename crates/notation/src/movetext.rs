@@ -340,6 +340,16 @@ pub fn full_path<B: Bits>(geometry: &Geometry, detail: &MoveDetail<B>) -> String
     parts.join(sep)
 }
 
+/// A move written by its begin and end squares (`32-28`, `28x19`).
+fn ends<B: Bits>(geometry: &Geometry, mv: &Move<B>) -> String {
+    let sep = if mv.is_capture() { "x" } else { "-" };
+    format!(
+        "{}{sep}{}",
+        geometry.name(mv.from()),
+        geometry.name(mv.to())
+    )
+}
+
 /// A move in PDN notation among the legal moves `legal`: begin and end squares, or the full
 /// path when another legal move has the same begin and end.
 pub fn format_detail<B: Bits>(
@@ -353,36 +363,26 @@ pub fn format_detail<B: Bits>(
     if ambiguous {
         full_path(geometry, detail)
     } else {
-        let sep = if detail.mv.is_capture() { "x" } else { "-" };
-        format!(
-            "{}{sep}{}",
-            geometry.name(detail.mv.from()),
-            geometry.name(detail.mv.to())
-        )
+        ends(geometry, &detail.mv)
     }
 }
 
 /// Every move of `legal` in PDN notation, in order: [`format_detail`] of each, in time linear
 /// in the number of moves (a position can have tens of thousands of distinct captures).
 pub fn format_all<B: Bits>(geometry: &Geometry, legal: &[MoveDetail<B>]) -> Vec<String> {
-    let mut ends: std::collections::HashMap<(Square, Square), usize> =
+    let mut sharing: std::collections::HashMap<(Square, Square), usize> =
         std::collections::HashMap::with_capacity(legal.len());
     for d in legal {
-        *ends.entry((d.mv.from(), d.mv.to())).or_default() += 1;
+        *sharing.entry((d.mv.from(), d.mv.to())).or_default() += 1;
     }
     legal
         .iter()
         .map(|d| {
             // Distinct moves in `legal`: another with the same ends makes this one ambiguous.
-            if ends[&(d.mv.from(), d.mv.to())] > 1 {
+            if sharing[&(d.mv.from(), d.mv.to())] > 1 {
                 full_path(geometry, d)
             } else {
-                let sep = if d.mv.is_capture() { "x" } else { "-" };
-                format!(
-                    "{}{sep}{}",
-                    geometry.name(d.mv.from()),
-                    geometry.name(d.mv.to())
-                )
+                ends(geometry, &d.mv)
             }
         })
         .collect()
@@ -400,14 +400,7 @@ pub fn format_among<B: Bits>(
     let ambiguous = legal
         .iter()
         .any(|m| m != mv && m.from() == mv.from() && m.to() == mv.to());
-    (!ambiguous && legal.contains(mv)).then(|| {
-        let sep = if mv.is_capture() { "x" } else { "-" };
-        format!(
-            "{}{sep}{}",
-            geometry.name(mv.from()),
-            geometry.name(mv.to())
-        )
-    })
+    (!ambiguous && legal.contains(mv)).then(|| ends(geometry, mv))
 }
 
 /// A legal move in PDN notation, in position `pos`.
@@ -416,13 +409,6 @@ pub fn format_move<B: Bits>(rules: &Rules<B>, pos: &Position<B>, mv: &Move<B>) -
     let geometry = &rules.variant().geometry;
     match legal.iter().find(|d| d.mv == *mv) {
         Some(detail) => format_detail(geometry, detail, &legal),
-        None => {
-            let sep = if mv.is_capture() { "x" } else { "-" };
-            format!(
-                "{}{sep}{}",
-                geometry.name(mv.from()),
-                geometry.name(mv.to())
-            )
-        }
+        None => ends(geometry, mv),
     }
 }

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Result};
 use damspel_notation::{format_all, sort_for_reading};
 use damspel_rules::{with_rules, Bits, Catalogue, Duplicates, Geometry, MoveDetail, Rules, Until};
+use serde::{Serialize, Serializer};
 
 use crate::waiting::with_spinner;
-use serde::{Serialize, Serializer};
 
 #[derive(Serialize)]
 struct MoveJson<'a> {

@@ -133,16 +133,20 @@ impl<'a, B: Bits> Worker<'a, B> {
     ) -> SearchResult<B> {
         let mut moves = Vec::new();
         self.rules.legal_moves(root, &mut moves, Duplicates::Merge);
+        // The moves the tables leave to the search come first, in move order (a caller may
+        // play the first); the report tells every legal move (a caller names moves among them
+        // and counts them), the search keeps the first `searched`.
+        let root_only = &self.ctx.root_only;
+        let searched = if root_only.is_empty() {
+            moves.len()
+        } else {
+            moves.sort_by_key(|m| !root_only.contains(m));
+            moves.iter().filter(|m| root_only.contains(m)).count()
+        };
         if self.id == 0 {
-            // Every legal move (a caller names moves among them and counts them), those the
-            // tables leave to the search first (a caller may play the first).
-            let mut all = moves.clone();
-            all.sort_by_key(|m| !self.ctx.root_only.is_empty() && !self.ctx.root_only.contains(m));
-            reporter.root_moves(&all);
+            reporter.root_moves(&moves);
         }
-        if !self.ctx.root_only.is_empty() {
-            moves.retain(|m| self.ctx.root_only.contains(m));
-        }
+        moves.truncate(searched);
         let mut result = SearchResult {
             best: moves.first().copied(),
             ponder: None,
